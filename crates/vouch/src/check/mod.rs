@@ -1,0 +1,732 @@
+//! Checking a value against the compiled nodes.
+//!
+//! One evaluator serves two modes. The fast mode stops at the first failure,
+//! builds no path and allocates nothing; it decides acceptance. The reporting
+//! mode runs only when the fast mode refuses, and lists every problem with its
+//! path (up to the contract's cap). Both walk the same code, so they can never
+//! disagree on validity.
+
+mod equal;
+pub(crate) mod format;
+pub(crate) mod pattern;
+
+use std::cmp::Ordering;
+
+use serde_json::{Map, Number, Value};
+
+use crate::contract::node::{Node, NodeId, Types};
+use crate::pointer;
+use crate::verdict::{excerpt, Problem, ProblemCode};
+pub(crate) use equal::{cmp_numbers, json_equal};
+
+/// The evaluation state: the mode, and in reporting mode the path and problems.
+pub(crate) struct Ctx {
+    report: bool,
+    path: String,
+    pub problems: Vec<Problem>,
+    max: usize,
+}
+
+impl Ctx {
+    pub fn fast() -> Self {
+        Self {
+            report: false,
+            path: String::new(),
+            problems: Vec::new(),
+            max: 0,
+        }
+    }
+
+    pub fn reporting(path: &str, max: usize) -> Self {
+        Self {
+            report: true,
+            path: path.to_owned(),
+            problems: Vec::new(),
+            max: max.max(1),
+        }
+    }
+
+    /// Record a problem (built lazily, only when reporting). Returns whether
+    /// evaluation should go on looking for more.
+    fn fail(
+        &mut self,
+        code: ProblemCode,
+        expected: impl FnOnce() -> String,
+        got: &Value,
+        sentence: impl FnOnce() -> String,
+    ) -> bool {
+        if !self.report {
+            return false;
+        }
+        if self.problems.len() < self.max {
+            self.problems.push(Problem::new(
+                code,
+                &self.path,
+                expected(),
+                excerpt(got),
+                &sentence(),
+            ));
+        }
+        self.problems.len() < self.max
+    }
+
+    fn enter(&mut self, segment: &str) -> usize {
+        let len = self.path.len();
+        if self.report {
+            self.path.push('/');
+            pointer::push_escaped(&mut self.path, segment);
+        }
+        len
+    }
+
+    fn enter_index(&mut self, index: usize) -> usize {
+        let len = self.path.len();
+        if self.report {
+            self.path.push('/');
+            self.path.push_str(&index.to_string());
+        }
+        len
+    }
+
+    fn leave(&mut self, len: usize) {
+        self.path.truncate(len);
+    }
+}
+
+/// Whether `value` satisfies node `id`.
+pub(crate) fn is_valid(nodes: &[Node], id: NodeId, value: &Value) -> bool {
+    Eval { nodes }.node(id, value, &mut Ctx::fast())
+}
+
+/// Every problem of `value` against node `id`, with paths under `path`.
+pub(crate) fn problems(
+    nodes: &[Node],
+    id: NodeId,
+    value: &Value,
+    path: &str,
+    max: usize,
+) -> Vec<Problem> {
+    let mut ctx = Ctx::reporting(path, max);
+    Eval { nodes }.node(id, value, &mut ctx);
+    ctx.problems
+}
+
+fn list(values: &[Value]) -> String {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => excerpt(other),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+struct Eval<'c> {
+    nodes: &'c [Node],
+}
+
+/// Evaluate a check; on failure record it and stop unless reporting goes on.
+macro_rules! check {
+    ($ok:ident, $ctx:ident, $cond:expr, $code:expr, $expected:expr, $got:expr, $sentence:expr) => {
+        if !$cond {
+            $ok = false;
+            if !$ctx.fail($code, || $expected, $got, || $sentence) {
+                return false;
+            }
+        }
+    };
+}
+
+impl Eval<'_> {
+    fn node(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
+        // An id is always in the arena; failing closed costs nothing if not.
+        let Some(n) = self.nodes.get(id) else {
+            return false;
+        };
+        if n.never {
+            ctx.fail(
+                ProblemCode::NotAllowed,
+                || "nothing (the contract allows no value here)".into(),
+                v,
+                || "no value is allowed here".into(),
+            );
+            return false;
+        }
+        if let Some(types) = n.types {
+            if !types.admits(v) {
+                let names = types.names().join(" or ");
+                ctx.fail(
+                    ProblemCode::WrongType,
+                    || names.clone(),
+                    v,
+                    || format!("expected {names}, got {} {}", type_name(v), excerpt(v)),
+                );
+                return false;
+            }
+        }
+        if let Some(members) = &n.enumeration {
+            if !members.iter().any(|m| json_equal(m, v)) {
+                // A value of a type no member has is no answer, not a wrong one.
+                let same_type = members
+                    .iter()
+                    .any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
+                let code = if same_type {
+                    ProblemCode::NotAllowed
+                } else {
+                    ProblemCode::WrongType
+                };
+                ctx.fail(
+                    code,
+                    || format!("one of {}", list(members)),
+                    v,
+                    || format!("{} is not one of {}", excerpt(v), list(members)),
+                );
+                return false;
+            }
+        }
+        if let Some(c) = &n.constant {
+            if !json_equal(c, v) {
+                let same_type = Types::of(c) == Types::of(v) || (c.is_number() && v.is_number());
+                let code = if same_type {
+                    ProblemCode::NotAllowed
+                } else {
+                    ProblemCode::WrongType
+                };
+                ctx.fail(
+                    code,
+                    || format!("exactly {}", excerpt(c)),
+                    v,
+                    || format!("{} is not {}", excerpt(v), excerpt(c)),
+                );
+                return false;
+            }
+        }
+        let mut ok = match v {
+            Value::Number(x) => self.number(n, x, v, ctx),
+            Value::String(s) => self.string(n, s, v, ctx),
+            Value::Array(items) => self.array(n, items, v, ctx),
+            Value::Object(map) => self.object(n, map, v, ctx),
+            Value::Null | Value::Bool(_) => true,
+        };
+        if !ok && !ctx.report {
+            return false;
+        }
+        ok &= self.in_place(n, v, ctx);
+        ok
+    }
+
+    fn number(&self, n: &Node, x: &Number, v: &Value, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        let cmp = |b: &Number| cmp_numbers(x, b);
+        if let Some(min) = &n.minimum {
+            check!(
+                ok,
+                ctx,
+                matches!(cmp(min), Some(Ordering::Greater | Ordering::Equal)),
+                ProblemCode::OutOfRange,
+                format!("at least {min}"),
+                v,
+                format!("{x} is below the minimum {min}")
+            );
+        }
+        if let Some(min) = &n.exclusive_minimum {
+            check!(
+                ok,
+                ctx,
+                cmp(min) == Some(Ordering::Greater),
+                ProblemCode::OutOfRange,
+                format!("greater than {min}"),
+                v,
+                format!("{x} is not greater than {min}")
+            );
+        }
+        if let Some(max) = &n.maximum {
+            check!(
+                ok,
+                ctx,
+                matches!(cmp(max), Some(Ordering::Less | Ordering::Equal)),
+                ProblemCode::OutOfRange,
+                format!("at most {max}"),
+                v,
+                format!("{x} is above the maximum {max}")
+            );
+        }
+        if let Some(max) = &n.exclusive_maximum {
+            check!(
+                ok,
+                ctx,
+                cmp(max) == Some(Ordering::Less),
+                ProblemCode::OutOfRange,
+                format!("less than {max}"),
+                v,
+                format!("{x} is not less than {max}")
+            );
+        }
+        if let Some(m) = &n.multiple_of {
+            check!(
+                ok,
+                ctx,
+                equal::is_multiple_of(x, m),
+                ProblemCode::OutOfRange,
+                format!("a multiple of {m}"),
+                v,
+                format!("{x} is not a multiple of {m}")
+            );
+        }
+        ok
+    }
+
+    fn string(&self, n: &Node, s: &str, v: &Value, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        if n.min_length.is_some() || n.max_length.is_some() {
+            // Lengths are in code points, as JSON Schema defines them.
+            let len = s.chars().count() as u64;
+            if let Some(min) = n.min_length {
+                check!(
+                    ok,
+                    ctx,
+                    len >= min,
+                    ProblemCode::TooShort,
+                    format!("at least {}", plural(min, "character", "characters")),
+                    v,
+                    format!(
+                        "{} is shorter than {}",
+                        excerpt(v),
+                        plural(min, "character", "characters")
+                    )
+                );
+            }
+            if let Some(max) = n.max_length {
+                check!(
+                    ok,
+                    ctx,
+                    len <= max,
+                    ProblemCode::TooLong,
+                    format!("at most {}", plural(max, "character", "characters")),
+                    v,
+                    format!(
+                        "{} is longer than {} ({len})",
+                        excerpt(v),
+                        plural(max, "character", "characters")
+                    )
+                );
+            }
+        }
+        if let Some(p) = &n.pattern {
+            check!(
+                ok,
+                ctx,
+                p.regex.is_match(s),
+                ProblemCode::PatternMismatch,
+                format!("a string matching {}", p.source),
+                v,
+                format!("{} does not match the pattern {}", excerpt(v), p.source)
+            );
+        }
+        if let Some(f) = n.format {
+            check!(
+                ok,
+                ctx,
+                f.is_valid(s),
+                ProblemCode::FormatMismatch,
+                f.describe().to_owned(),
+                v,
+                format!("{} is not {}", excerpt(v), f.describe())
+            );
+        }
+        ok
+    }
+
+    fn array(&self, n: &Node, items: &[Value], v: &Value, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        let len = items.len() as u64;
+        if let Some(min) = n.min_items {
+            check!(
+                ok,
+                ctx,
+                len >= min,
+                ProblemCode::TooShort,
+                format!("at least {}", plural(min, "item", "items")),
+                v,
+                format!("has {}, fewer than {min}", plural(len, "item", "items"))
+            );
+        }
+        if let Some(max) = n.max_items {
+            check!(
+                ok,
+                ctx,
+                len <= max,
+                ProblemCode::TooLong,
+                format!("at most {}", plural(max, "item", "items")),
+                v,
+                format!("has {}, more than {max}", plural(len, "item", "items"))
+            );
+        }
+        for (i, item) in items.iter().enumerate() {
+            let Some(child) = n.prefix_items.get(i).copied().or(n.items) else {
+                break;
+            };
+            let mark = ctx.enter_index(i);
+            let good = self.node(child, item, ctx);
+            ctx.leave(mark);
+            if !good {
+                ok = false;
+                if !ctx.report || ctx.problems.len() >= ctx.max {
+                    return false;
+                }
+            }
+        }
+        if let Some(c) = n.contains {
+            let matching = items
+                .iter()
+                .filter(|item| self.node(c, item, &mut Ctx::fast()))
+                .count() as u64;
+            let min = n.min_contains.unwrap_or(1);
+            check!(
+                ok,
+                ctx,
+                matching >= min,
+                ProblemCode::NoMatch,
+                format!(
+                    "at least {} matching `contains`",
+                    plural(min, "item", "items")
+                ),
+                v,
+                format!(
+                    "has {} matching the `contains` schema, fewer than {min}",
+                    plural(matching, "item", "items")
+                )
+            );
+            if let Some(max) = n.max_contains {
+                check!(
+                    ok,
+                    ctx,
+                    matching <= max,
+                    ProblemCode::NoMatch,
+                    format!(
+                        "at most {} matching `contains`",
+                        plural(max, "item", "items")
+                    ),
+                    v,
+                    format!(
+                        "has {} matching the `contains` schema, more than {max}",
+                        plural(matching, "item", "items")
+                    )
+                );
+            }
+        }
+        if n.unique_items {
+            let dup = equal::first_duplicate(items);
+            check!(
+                ok,
+                ctx,
+                dup.is_none(),
+                ProblemCode::NotUnique,
+                "unique items".into(),
+                v,
+                match dup {
+                    Some((i, j)) => format!("items {i} and {j} are equal"),
+                    None => String::new(),
+                }
+            );
+        }
+        ok
+    }
+
+    fn object(&self, n: &Node, map: &Map<String, Value>, v: &Value, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        for name in &n.required {
+            if !map.contains_key(name) {
+                ok = false;
+                let mark = ctx.enter(name);
+                let go_on = ctx.fail(
+                    ProblemCode::Missing,
+                    || "a value".into(),
+                    &Value::Null,
+                    || "required property is missing".into(),
+                );
+                ctx.leave(mark);
+                if !go_on {
+                    return false;
+                }
+            }
+        }
+        for (name, deps) in &n.dependent_required {
+            if !map.contains_key(name) {
+                continue;
+            }
+            for dep in deps {
+                if !map.contains_key(dep) {
+                    ok = false;
+                    let mark = ctx.enter(dep);
+                    let go_on = ctx.fail(
+                        ProblemCode::Missing,
+                        || "a value".into(),
+                        &Value::Null,
+                        || format!("required when {name:?} is present, but missing"),
+                    );
+                    ctx.leave(mark);
+                    if !go_on {
+                        return false;
+                    }
+                }
+            }
+        }
+        let len = map.len() as u64;
+        if let Some(min) = n.min_properties {
+            check!(
+                ok,
+                ctx,
+                len >= min,
+                ProblemCode::TooShort,
+                format!("at least {}", plural(min, "property", "properties")),
+                v,
+                format!(
+                    "has {}, fewer than {min}",
+                    plural(len, "property", "properties")
+                )
+            );
+        }
+        if let Some(max) = n.max_properties {
+            check!(
+                ok,
+                ctx,
+                len <= max,
+                ProblemCode::TooLong,
+                format!("at most {}", plural(max, "property", "properties")),
+                v,
+                format!(
+                    "has {}, more than {max}",
+                    plural(len, "property", "properties")
+                )
+            );
+        }
+        for (key, item) in map {
+            let mark = ctx.enter(key);
+            let good = self.member(n, key, item, ctx);
+            ctx.leave(mark);
+            if !good {
+                ok = false;
+                if !ctx.report || ctx.problems.len() >= ctx.max {
+                    return false;
+                }
+            }
+        }
+        for (name, id) in &n.dependent_schemas {
+            if map.contains_key(name) && !self.node(*id, v, ctx) {
+                ok = false;
+                if !ctx.report {
+                    return false;
+                }
+            }
+        }
+        ok
+    }
+
+    /// One object member against `properties`, `patternProperties`,
+    /// `additionalProperties` and `propertyNames`.
+    fn member(&self, n: &Node, key: &str, item: &Value, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        let mut declared = false;
+        if let Some(&id) = n.property_index.get(key) {
+            declared = true;
+            ok &= self.node(id, item, ctx);
+        }
+        for (p, id) in &n.pattern_properties {
+            if (ok || ctx.report) && p.regex.is_match(key) {
+                declared = true;
+                ok &= self.node(*id, item, ctx);
+            }
+        }
+        if !declared && (ok || ctx.report) {
+            if let Some(id) = n.additional_properties {
+                if self.nodes.get(id).is_some_and(|a| a.never) {
+                    ok = false;
+                    ctx.fail(
+                        ProblemCode::UnexpectedProperty,
+                        || "no other properties".into(),
+                        item,
+                        || "property not allowed by the contract".into(),
+                    );
+                } else {
+                    ok &= self.node(id, item, ctx);
+                }
+            }
+        }
+        if let Some(id) = n.property_names {
+            if ok || ctx.report {
+                let name = Value::String(key.to_owned());
+                if !self.node(id, &name, &mut Ctx::fast()) {
+                    ok = false;
+                    let why = if ctx.report {
+                        let first = problems(self.nodes, id, &name, "", 1);
+                        first
+                            .first()
+                            .map(|p| p.message.trim_start_matches("(root): ").to_owned())
+                            .unwrap_or_default()
+                    } else {
+                        String::new()
+                    };
+                    ctx.fail(
+                        ProblemCode::UnexpectedProperty,
+                        || "a property name allowed by propertyNames".into(),
+                        &name,
+                        || format!("the property name is not allowed: {why}"),
+                    );
+                }
+            }
+        }
+        ok
+    }
+
+    /// Applicators on the same value: `$ref`, `allOf`, `anyOf`, `oneOf`,
+    /// `not`, `if`/`then`/`else`.
+    fn in_place(&self, n: &Node, v: &Value, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        for id in n.reference.iter().chain(&n.all_of) {
+            if !self.node(*id, v, ctx) {
+                ok = false;
+                if !ctx.report {
+                    return false;
+                }
+            }
+        }
+        if !n.any_of.is_empty()
+            && !n
+                .any_of
+                .iter()
+                .any(|id| self.node(*id, v, &mut Ctx::fast()))
+        {
+            ok = false;
+            let why = if ctx.report {
+                self.why_not(&n.any_of, v, &ctx.path)
+            } else {
+                String::new()
+            };
+            let count = n.any_of.len();
+            if !ctx.fail(
+                ProblemCode::NoMatch,
+                || "a value matching one of the alternatives (anyOf)".into(),
+                v,
+                || format!("matches none of the {count} alternatives (anyOf){why}"),
+            ) {
+                return false;
+            }
+        }
+        if !n.one_of.is_empty() {
+            let matching: Vec<usize> = n
+                .one_of
+                .iter()
+                .enumerate()
+                .filter(|(_, id)| self.node(**id, v, &mut Ctx::fast()))
+                .map(|(i, _)| i)
+                .take(2)
+                .collect();
+            if matching.len() != 1 {
+                ok = false;
+                let count = n.one_of.len();
+                let sentence = || match matching.as_slice() {
+                    [] => format!(
+                        "matches none of the {count} alternatives (oneOf){}",
+                        self.why_not(&n.one_of, v, &ctx.path)
+                    ),
+                    [a, b, ..] => format!(
+                        "matches alternatives {a} and {b}, but exactly one is allowed (oneOf)"
+                    ),
+                    [_] => String::new(),
+                };
+                let sentence = if ctx.report {
+                    sentence()
+                } else {
+                    String::new()
+                };
+                if !ctx.fail(
+                    ProblemCode::NoMatch,
+                    || "a value matching exactly one alternative (oneOf)".into(),
+                    v,
+                    || sentence,
+                ) {
+                    return false;
+                }
+            }
+        }
+        if let Some(id) = n.not {
+            if self.node(id, v, &mut Ctx::fast()) {
+                ok = false;
+                if !ctx.fail(
+                    ProblemCode::NoMatch,
+                    || "a value not matching the `not` schema".into(),
+                    v,
+                    || format!("{} matches a schema it must not match (not)", excerpt(v)),
+                ) {
+                    return false;
+                }
+            }
+        }
+        if let Some(cond) = n.if_ {
+            let (branch, name) = if self.node(cond, v, &mut Ctx::fast()) {
+                (n.then_, "then")
+            } else {
+                (n.else_, "else")
+            };
+            if let Some(id) = branch {
+                if !self.node(id, v, &mut Ctx::fast()) {
+                    ok = false;
+                    let why = if ctx.report {
+                        let first = problems(self.nodes, id, v, &ctx.path, 1);
+                        first
+                            .first()
+                            .map(|p| format!(": {}", p.message))
+                            .unwrap_or_default()
+                    } else {
+                        String::new()
+                    };
+                    if !ctx.fail(
+                        ProblemCode::NoMatch,
+                        || format!("a value matching `{name}`"),
+                        v,
+                        || format!("does not satisfy `{name}` of an if/then/else{why}"),
+                    ) {
+                        return false;
+                    }
+                }
+            }
+        }
+        ok
+    }
+
+    /// For a message: the first problem of each of the first few alternatives.
+    fn why_not(&self, alternatives: &[NodeId], v: &Value, path: &str) -> String {
+        let mut out = String::new();
+        for (i, id) in alternatives.iter().enumerate().take(3) {
+            if let Some(p) = problems(self.nodes, *id, v, path, 1).first() {
+                let msg = p
+                    .message
+                    .split_once(": ")
+                    .map_or(p.message.as_str(), |(_, m)| m);
+                out.push_str(&format!("; option {}: {msg}", i + 1));
+            }
+        }
+        out
+    }
+}

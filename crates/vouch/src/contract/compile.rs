@@ -1,0 +1,528 @@
+//! Schema document → arena of compiled nodes.
+//!
+//! Every keyword is either enforced, a known annotation, or a compile error:
+//! a contract never silently drops a constraint.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+
+use super::error::{CompileError, CompileErrorKind as Kind};
+use super::node::{Node, NodeId, Pattern, Types};
+use super::policy::{self, RootPolicy};
+use crate::check::format::Format;
+use crate::check::pattern::compile_pattern;
+use crate::pointer;
+
+/// Deepest schema nesting compiled (the compiler recurses per level).
+const MAX_SCHEMA_DEPTH: usize = 256;
+
+/// Keywords that carry no constraint and are ignored everywhere.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "examples",
+    "default",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+];
+
+pub(crate) struct Compiled {
+    pub nodes: Vec<Node>,
+    pub root: NodeId,
+    pub root_policy: RootPolicy,
+}
+
+struct Compiler<'a> {
+    document: &'a Value,
+    root_id: Option<&'a str>,
+    nodes: Vec<Node>,
+    by_location: HashMap<String, NodeId>,
+    depth: usize,
+    root_policy: RootPolicy,
+}
+
+type Result<T> = std::result::Result<T, CompileError>;
+
+pub(crate) fn compile(document: &Value) -> Result<Compiled> {
+    let root_id = document.get("$id").and_then(Value::as_str);
+    let mut c = Compiler {
+        document,
+        root_id,
+        nodes: Vec::new(),
+        by_location: HashMap::new(),
+        depth: 0,
+        root_policy: RootPolicy::default(),
+    };
+    let root = c.node(document, String::new())?;
+    let nodes = c.nodes;
+    let root_policy = c.root_policy;
+    refuse_in_place_cycles(&nodes)?;
+    policy::refuse_tested_only_policies(&nodes)?;
+    policy::check_defaults(&nodes)?;
+    Ok(Compiled {
+        nodes,
+        root,
+        root_policy,
+    })
+}
+
+fn invalid(keyword: &str, location: &str, what: &str) -> CompileError {
+    CompileError::new(
+        Kind::InvalidValue,
+        keyword,
+        location,
+        format!("must be {what}"),
+    )
+}
+
+fn non_negative(keyword: &str, location: &str, v: &Value) -> Result<u64> {
+    match v {
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19)
+                    .map(|f| f as u64)
+            })
+            .ok_or_else(|| invalid(keyword, location, "a non-negative integer")),
+        _ => Err(invalid(keyword, location, "a non-negative integer")),
+    }
+}
+
+fn number(keyword: &str, location: &str, v: &Value) -> Result<Number> {
+    match v {
+        Value::Number(n) => Ok(n.clone()),
+        _ => Err(invalid(keyword, location, "a number")),
+    }
+}
+
+fn string_list(keyword: &str, location: &str, v: &Value) -> Result<Vec<String>> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| invalid(keyword, location, "an array of unique strings"))?;
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let s = item
+            .as_str()
+            .ok_or_else(|| invalid(keyword, location, "an array of unique strings"))?;
+        if out.iter().any(|o| o == s) {
+            return Err(invalid(keyword, location, "an array of unique strings"));
+        }
+        out.push(s.to_owned());
+    }
+    Ok(out)
+}
+
+impl<'a> Compiler<'a> {
+    /// Compile the schema at `location` (a canonical JSON Pointer), or return
+    /// the node already compiled there.
+    fn node(&mut self, schema: &'a Value, location: String) -> Result<NodeId> {
+        if let Some(&id) = self.by_location.get(&location) {
+            return Ok(id);
+        }
+        if self.depth >= MAX_SCHEMA_DEPTH {
+            return Err(CompileError::new(
+                Kind::TooDeep,
+                "",
+                &location,
+                format!("the contract nests deeper than {MAX_SCHEMA_DEPTH} schemas"),
+            ));
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            location: location.clone(),
+            ..Node::default()
+        });
+        self.by_location.insert(location.clone(), id);
+        self.depth += 1;
+        let compiled = match schema {
+            Value::Bool(b) => Ok(Node {
+                location: location.clone(),
+                never: !b,
+                ..Node::default()
+            }),
+            Value::Object(map) => self.keywords(map, &location),
+            _ => Err(CompileError::new(
+                Kind::InvalidValue,
+                "",
+                &location,
+                "a schema must be an object or a boolean",
+            )),
+        };
+        self.depth -= 1;
+        let node = compiled?;
+        if let Some(slot) = self.nodes.get_mut(id) {
+            *slot = node;
+        }
+        Ok(id)
+    }
+
+    fn sub(&mut self, schema: &'a Value, location: &str, keyword: &str) -> Result<NodeId> {
+        self.node(schema, pointer::join(location, keyword))
+    }
+
+    fn sub_list(&mut self, v: &'a Value, location: &str, keyword: &str) -> Result<Vec<NodeId>> {
+        let items = v
+            .as_array()
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| invalid(keyword, location, "a non-empty array of schemas"))?;
+        let base = pointer::join(location, keyword);
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, s)| self.node(s, pointer::join(&base, &i.to_string())))
+            .collect()
+    }
+
+    fn sub_map(
+        &mut self,
+        v: &'a Value,
+        location: &str,
+        keyword: &str,
+    ) -> Result<Vec<(String, NodeId)>> {
+        let map = v
+            .as_object()
+            .ok_or_else(|| invalid(keyword, location, "an object of schemas"))?;
+        let base = pointer::join(location, keyword);
+        map.iter()
+            .map(|(k, s)| Ok((k.clone(), self.node(s, pointer::join(&base, k))?)))
+            .collect()
+    }
+
+    fn pattern(&self, keyword: &str, location: &str, source: &str) -> Result<Pattern> {
+        compile_pattern(source)
+            .map(|regex| Pattern {
+                source: source.to_owned(),
+                regex,
+            })
+            .map_err(|why| CompileError::new(Kind::BadPattern, keyword, location, why))
+    }
+
+    fn keywords(&mut self, map: &'a Map<String, Value>, location: &str) -> Result<Node> {
+        let mut n = Node {
+            location: location.to_owned(),
+            ..Node::default()
+        };
+        let at_root = location.is_empty();
+        for (keyword, v) in map {
+            let k = keyword.as_str();
+            match k {
+                _ if ANNOTATIONS.contains(&k) => {}
+                "$schema" if at_root => {
+                    let known = v.as_str().is_some_and(|uri| KNOWN_DIALECTS.contains(&uri.trim_end_matches('#')));
+                    if !known {
+                        return Err(CompileError::new(
+                            Kind::Unsupported,
+                            k,
+                            location,
+                            "vouch reads JSON Schema 2020-12 (or the earlier official drafts); a custom metaschema could change what keywords mean",
+                        ));
+                    }
+                }
+                "$id" if at_root => {
+                    if !v.is_string() {
+                        return Err(invalid(k, location, "a URI string"));
+                    }
+                }
+                "$schema" | "$id" => {
+                    return Err(CompileError::new(
+                        Kind::Unsupported,
+                        k,
+                        location,
+                        "only allowed at the contract's root: vouch resolves references within one document",
+                    ))
+                }
+                "$defs" | "definitions" => {
+                    // Compiled for their errors and so `$ref`s find them.
+                    self.sub_map(v, location, k)?;
+                }
+                "$ref" => n.reference = Some(self.reference(v, location)?),
+                "type" => n.types = Some(types(v, location)?),
+                "enum" => {
+                    let values = v.as_array().ok_or_else(|| invalid(k, location, "an array"))?;
+                    n.enumeration = Some(values.clone());
+                }
+                "const" => n.constant = Some(v.clone()),
+                "minimum" => n.minimum = Some(number(k, location, v)?),
+                "maximum" => n.maximum = Some(number(k, location, v)?),
+                "exclusiveMinimum" => n.exclusive_minimum = Some(number(k, location, v)?),
+                "exclusiveMaximum" => n.exclusive_maximum = Some(number(k, location, v)?),
+                "multipleOf" => {
+                    let m = number(k, location, v)?;
+                    if !m.as_f64().is_some_and(|f| f > 0.0) {
+                        return Err(invalid(k, location, "a number greater than 0"));
+                    }
+                    n.multiple_of = Some(m);
+                }
+                "minLength" => n.min_length = Some(non_negative(k, location, v)?),
+                "maxLength" => n.max_length = Some(non_negative(k, location, v)?),
+                "pattern" => {
+                    let source = v.as_str().ok_or_else(|| invalid(k, location, "a string"))?;
+                    n.pattern = Some(self.pattern(k, location, source)?);
+                }
+                "format" => {
+                    let name = v.as_str().ok_or_else(|| invalid(k, location, "a string"))?;
+                    n.format = Some(Format::from_name(name).ok_or_else(|| {
+                        CompileError::new(
+                            Kind::UnknownFormat,
+                            k,
+                            location,
+                            format!("vouch cannot assert the format {name:?}; use pattern, or one of the formats in docs/contract.md"),
+                        )
+                    })?);
+                }
+                "items" => n.items = Some(self.sub(v, location, k)?),
+                "prefixItems" => n.prefix_items = self.sub_list(v, location, k)?,
+                "minItems" => n.min_items = Some(non_negative(k, location, v)?),
+                "maxItems" => n.max_items = Some(non_negative(k, location, v)?),
+                "uniqueItems" => n.unique_items = v.as_bool().ok_or_else(|| invalid(k, location, "a boolean"))?,
+                "contains" => n.contains = Some(self.sub(v, location, k)?),
+                "minContains" => n.min_contains = Some(non_negative(k, location, v)?),
+                "maxContains" => n.max_contains = Some(non_negative(k, location, v)?),
+                "properties" => {
+                    n.properties = self.sub_map(v, location, k)?;
+                    n.property_index = n.properties.iter().cloned().collect();
+                }
+                "required" => n.required = string_list(k, location, v)?,
+                "patternProperties" => {
+                    let map = v.as_object().ok_or_else(|| invalid(k, location, "an object of schemas"))?;
+                    let base = pointer::join(location, k);
+                    for (source, s) in map {
+                        let p = self.pattern(k, location, source)?;
+                        let id = self.node(s, pointer::join(&base, source))?;
+                        n.pattern_properties.push((p, id));
+                    }
+                }
+                "additionalProperties" => n.additional_properties = Some(self.sub(v, location, k)?),
+                "propertyNames" => n.property_names = Some(self.sub(v, location, k)?),
+                "minProperties" => n.min_properties = Some(non_negative(k, location, v)?),
+                "maxProperties" => n.max_properties = Some(non_negative(k, location, v)?),
+                "dependentRequired" => {
+                    let map = v.as_object().ok_or_else(|| invalid(k, location, "an object of string arrays"))?;
+                    for (name, list) in map {
+                        n.dependent_required.push((name.clone(), string_list(k, location, list)?));
+                    }
+                }
+                "dependentSchemas" => n.dependent_schemas = self.sub_map(v, location, k)?,
+                "allOf" => n.all_of = self.sub_list(v, location, k)?,
+                "anyOf" => n.any_of = self.sub_list(v, location, k)?,
+                "oneOf" => n.one_of = self.sub_list(v, location, k)?,
+                "not" => n.not = Some(self.sub(v, location, k)?),
+                "if" => n.if_ = Some(self.sub(v, location, k)?),
+                "then" => n.then_ = Some(self.sub(v, location, k)?),
+                "else" => n.else_ = Some(self.sub(v, location, k)?),
+                "x-vouch" => {} // after the constraints, which it is checked against
+                _ => {
+                    let kind = if UNSUPPORTED.contains(&k) { Kind::Unsupported } else { Kind::UnknownKeyword };
+                    let why = if kind == Kind::Unsupported {
+                        "vouch does not enforce this keyword, and will not compile a contract that would silently ignore it"
+                    } else {
+                        "unknown keyword: vouch will not compile a contract with a keyword it would silently ignore"
+                    };
+                    return Err(CompileError::new(kind, k, location, why));
+                }
+            }
+        }
+        // `then`/`else` without `if`, and min/maxContains without `contains`,
+        // have no effect in JSON Schema; keep that meaning.
+        if n.if_.is_none() {
+            n.then_ = None;
+            n.else_ = None;
+        }
+        if n.contains.is_none() {
+            n.min_contains = None;
+            n.max_contains = None;
+        }
+        if let Some(v) = map.get("x-vouch") {
+            let (node_policy, root) =
+                policy::parse(v, map, &n, location, &mut |when: &'a Value, at: String| {
+                    self.node(when, at)
+                })?;
+            n.policy = node_policy.map(Box::new);
+            if let Some(root) = root {
+                self.root_policy = root;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Resolve a `$ref` within this document and compile its target.
+    fn reference(&mut self, v: &'a Value, location: &str) -> Result<NodeId> {
+        let r = v
+            .as_str()
+            .ok_or_else(|| invalid("$ref", location, "a string"))?;
+        // A reference through the root's own `$id` is still local.
+        let local = match (r.split_once('#'), self.root_id) {
+            (Some(("", fragment)), _) => Some(fragment),
+            (Some((base, fragment)), Some(id)) if base == id.trim_end_matches('#') => {
+                Some(fragment)
+            }
+            _ => None,
+        };
+        let Some(fragment) = local else {
+            return Err(CompileError::new(
+                Kind::RemoteRef,
+                "$ref",
+                location,
+                format!("{r:?} is not in this document; vouch resolves only local references like \"#/$defs/name\""),
+            ));
+        };
+        let unresolved = || {
+            CompileError::new(
+                Kind::UnresolvedRef,
+                "$ref",
+                location,
+                format!("{r:?} points to nothing"),
+            )
+        };
+        let decoded = pointer::percent_decode(fragment).ok_or_else(unresolved)?;
+        if !decoded.is_empty() && !decoded.starts_with('/') {
+            return Err(CompileError::new(
+                Kind::Unsupported,
+                "$ref",
+                location,
+                "anchor references (#name) are not supported; use a JSON Pointer",
+            ));
+        }
+        let tokens = pointer::tokens(&decoded).ok_or_else(unresolved)?;
+        let mut target = self.document;
+        let mut canonical = String::new();
+        for t in &tokens {
+            target = match target {
+                Value::Object(m) => m.get(t.as_str()),
+                Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
+                _ => None,
+            }
+            .ok_or_else(unresolved)?;
+            canonical.push('/');
+            pointer::push_escaped(&mut canonical, t);
+        }
+        self.node(target, canonical)
+    }
+}
+
+/// `$schema` values accepted. Earlier drafts are read with 2020-12 meaning:
+/// every keyword whose meaning changed (`items` as an array, boolean
+/// `exclusiveMinimum`, `dependencies`, `additionalItems`, `id`) is a compile
+/// error, and `$ref` siblings only add constraints, so nothing is weakened.
+const KNOWN_DIALECTS: &[&str] = &[
+    "https://json-schema.org/draft/2020-12/schema",
+    "http://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+];
+
+/// Keywords of JSON Schema that vouch knows but does not enforce.
+const UNSUPPORTED: &[&str] = &[
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "$vocabulary",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "dependencies",
+    "additionalItems",
+];
+
+fn types(v: &Value, location: &str) -> Result<Types> {
+    let one = |name: &Value| -> Result<Types> {
+        name.as_str()
+            .and_then(Types::from_name)
+            .ok_or_else(|| invalid("type", location, "a JSON type name or an array of them"))
+    };
+    match v {
+        Value::String(_) => one(v),
+        Value::Array(names) if !names.is_empty() => {
+            let mut set = Types::default();
+            for name in names {
+                let t = one(name)?;
+                if set.contains(t) {
+                    return Err(invalid(
+                        "type",
+                        location,
+                        "an array of unique JSON type names",
+                    ));
+                }
+                set = set.union(t);
+            }
+            Ok(set)
+        }
+        _ => Err(invalid(
+            "type",
+            location,
+            "a JSON type name or a non-empty array of them",
+        )),
+    }
+}
+
+/// Refuse schemas that apply to the same value in a loop (`{"$ref": "#"}`),
+/// which would never terminate. Iterative three-colour depth-first search.
+fn refuse_in_place_cycles(nodes: &[Node]) -> Result<()> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let mut mark = vec![Mark::New; nodes.len()];
+    for start in 0..nodes.len() {
+        if mark.get(start) != Some(&Mark::New) {
+            continue;
+        }
+        let mut stack: Vec<(NodeId, Vec<NodeId>)> = Vec::new();
+        let next_of = |id: NodeId| {
+            nodes
+                .get(id)
+                .map(|n| n.in_place().collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        stack.push((start, next_of(start)));
+        if let Some(m) = mark.get_mut(start) {
+            *m = Mark::Open;
+        }
+        while let Some((id, pending)) = stack.last_mut() {
+            let id = *id;
+            match pending.pop() {
+                Some(next) => match mark.get(next).copied() {
+                    Some(Mark::New) => {
+                        if let Some(m) = mark.get_mut(next) {
+                            *m = Mark::Open;
+                        }
+                        stack.push((next, next_of(next)));
+                    }
+                    Some(Mark::Open) => {
+                        let at = nodes
+                            .get(id)
+                            .map(|n| n.location.as_str())
+                            .unwrap_or_default();
+                        return Err(CompileError::new(
+                            Kind::RefCycle,
+                            "$ref",
+                            at,
+                            "this schema applies itself to the same value in a loop, which can never be decided",
+                        ));
+                    }
+                    _ => {}
+                },
+                None => {
+                    if let Some(m) = mark.get_mut(id) {
+                        *m = Mark::Done;
+                    }
+                    stack.pop();
+                }
+            }
+        }
+    }
+    Ok(())
+}

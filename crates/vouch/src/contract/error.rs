@@ -1,0 +1,63 @@
+//! Compile errors: a contract author's mistake, pointing into the contract.
+
+use serde::Serialize;
+
+/// What kind of mistake a contract has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CompileErrorKind {
+    /// The contract document is not JSON.
+    NotJson,
+    /// A keyword vouch does not know (it would otherwise be silently ignored).
+    UnknownKeyword,
+    /// A JSON Schema keyword or form vouch does not enforce.
+    Unsupported,
+    /// A keyword's value has the wrong shape.
+    InvalidValue,
+    /// A `format` vouch cannot assert.
+    UnknownFormat,
+    /// A `$ref` outside this document.
+    RemoteRef,
+    /// A `$ref` to a location that does not exist.
+    UnresolvedRef,
+    /// `$ref`s (or combinators) that apply a schema to the same value in a loop.
+    RefCycle,
+    /// A `pattern` that does not compile to a linear-time regex.
+    BadPattern,
+    /// An `x-vouch` policy that is malformed or cannot apply where it stands.
+    BadPolicy,
+    /// The contract nests deeper than vouch compiles.
+    TooDeep,
+}
+
+/// Why a contract did not compile. `location` is an RFC 6901 JSON Pointer
+/// into the contract document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{}: {keyword}: {message}", if location.is_empty() { "(root)" } else { location.as_str() })]
+pub struct CompileError {
+    /// The kind of mistake.
+    pub kind: CompileErrorKind,
+    /// The keyword at fault (e.g. `minimum`, `x-vouch`).
+    pub keyword: String,
+    /// JSON Pointer of the schema node holding the keyword.
+    pub location: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl CompileError {
+    pub(crate) fn new(
+        kind: CompileErrorKind,
+        keyword: &str,
+        location: &str,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind,
+            keyword: keyword.to_owned(),
+            location: location.to_owned(),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Contracts: a JSON Schema (draft 2020-12) document, compiled once and
+//! reused for every reply.
+
+mod compile;
+mod error;
+pub(crate) mod node;
+mod policy;
+mod typed;
+
+use serde_json::Value;
+
+use crate::check;
+use crate::read::{self, Limits, Unwrap};
+use crate::verdict::{Accepted, Problem, ProblemCode, Repair, Verdict};
+pub use error::{CompileError, CompileErrorKind};
+use node::{Node, NodeId};
+pub use typed::Vouched;
+
+/// A compiled contract. Cheap to share (`Sync`), never mutated by checks.
+///
+/// ```
+/// use vouch::Contract;
+///
+/// let contract = Contract::from_json_str(r#"{
+///     "type": "object",
+///     "properties": {"productPresent": {"type": "boolean"}},
+///     "required": ["productPresent"],
+///     "additionalProperties": false
+/// }"#)?;
+///
+/// assert!(contract.check(r#"{"productPresent": false}"#).is_pass());
+///
+/// // `{}` is valid JSON, but the model did not answer.
+/// let verdict = contract.check("{}");
+/// let problem = &verdict.problems()[0];
+/// assert_eq!(problem.code.as_str(), "missing");
+/// assert_eq!(problem.path, "/productPresent");
+/// # Ok::<(), vouch::CompileError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Contract {
+    document: Value,
+    nodes: Vec<Node>,
+    root: NodeId,
+    limits: Limits,
+    unwrap: Unwrap,
+    repairs: bool,
+    findings: bool,
+}
+
+impl Contract {
+    /// Compile a contract from JSON text.
+    ///
+    /// # Errors
+    /// A [`CompileError`] when the text is not JSON (kind `not_json`, with
+    /// line and column) or the schema does not compile.
+    pub fn from_json_str(text: &str) -> Result<Self, CompileError> {
+        let document: Value = serde_json::from_str(text).map_err(|e| {
+            CompileError::new(
+                CompileErrorKind::NotJson,
+                "",
+                "",
+                format!("the contract is not JSON: {e}"),
+            )
+        })?;
+        Self::from_value(document)
+    }
+
+    /// Compile a contract from a JSON value.
+    ///
+    /// # Errors
+    /// A [`CompileError`] naming the keyword and its JSON Pointer location
+    /// for every keyword vouch would otherwise have to ignore, every
+    /// malformed keyword value, unknown `format`, remote or dangling `$ref`,
+    /// and every `x-vouch` policy that cannot apply where it stands.
+    pub fn from_value(document: Value) -> Result<Self, CompileError> {
+        let compiled = compile::compile(&document)?;
+        let rp = compiled.root_policy;
+        let defaults = Limits::default();
+        let limits = Limits {
+            max_bytes: rp.max_bytes.unwrap_or(defaults.max_bytes),
+            max_depth: rp.max_depth.unwrap_or(defaults.max_depth),
+            max_problems: rp.max_problems.unwrap_or(defaults.max_problems),
+        };
+        let repairs = compiled
+            .nodes
+            .iter()
+            .any(|n| n.policy.as_ref().is_some_and(|p| p.repairs()));
+        let findings = compiled
+            .nodes
+            .iter()
+            .any(|n| n.policy.as_ref().is_some_and(|p| !p.findings.is_empty()));
+        let contract = Self {
+            document,
+            nodes: compiled.nodes,
+            root: compiled.root,
+            limits: Limits::default(),
+            unwrap: rp.unwrap,
+            repairs,
+            findings,
+        };
+        contract.with_limits(limits)
+    }
+
+    /// The same contract with other limits.
+    ///
+    /// # Errors
+    /// When `max_depth` is above [`Limits::MAX_DEPTH_CAP`] or a limit is 0.
+    pub fn with_limits(mut self, limits: Limits) -> Result<Self, CompileError> {
+        if limits.max_depth == 0
+            || limits.max_depth > Limits::MAX_DEPTH_CAP
+            || limits.max_bytes == 0
+            || limits.max_problems == 0
+        {
+            return Err(CompileError::new(
+                CompileErrorKind::BadPolicy,
+                "x-vouch",
+                "",
+                format!(
+                    "limits must be positive, and max_depth at most {}",
+                    Limits::MAX_DEPTH_CAP
+                ),
+            ));
+        }
+        self.limits = limits;
+        Ok(self)
+    }
+
+    /// The limits in force.
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The contract document as written (with its `x-vouch` policy).
+    #[must_use]
+    pub fn document(&self) -> &Value {
+        &self.document
+    }
+
+    /// Check a raw reply (text or bytes, exactly as the model sent it).
+    /// Never panics and never fails: every outcome is a [`Verdict`].
+    #[must_use]
+    pub fn check(&self, raw: impl AsRef<[u8]>) -> Verdict {
+        match read::read_reply(raw.as_ref(), &self.limits, self.unwrap) {
+            Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
+            Err(problem) => Verdict::refuse(vec![*problem]),
+        }
+    }
+
+    /// Check a value that was already parsed (for example a stored last good
+    /// value). Limits on depth still apply.
+    #[must_use]
+    pub fn check_value(&self, value: &Value) -> Verdict {
+        if depth(value) > self.limits.max_depth {
+            return Verdict::refuse(vec![Problem::new(
+                ProblemCode::TooDeep,
+                "",
+                "shallower nesting".into(),
+                String::new(),
+                &format!(
+                    "the value nests deeper than {} levels",
+                    self.limits.max_depth
+                ),
+            )]);
+        }
+        self.judge(value.clone(), Vec::new())
+    }
+
+    fn judge(&self, mut value: Value, mut repairs: Vec<Repair>) -> Verdict {
+        if self.repairs {
+            let mut r = crate::repair::Repairer::new(&self.nodes);
+            r.repair(self.root, &mut value);
+            repairs.extend(r.log);
+        }
+        if !check::is_valid(&self.nodes, self.root, &value) {
+            let problems =
+                check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
+            return Verdict::refuse(problems);
+        }
+        let mut findings = Vec::new();
+        if self.findings {
+            crate::findings::collect(
+                &self.nodes,
+                self.root,
+                &value,
+                &mut String::new(),
+                &mut findings,
+            );
+        }
+        Verdict::Accepted(Accepted {
+            value,
+            repairs,
+            findings,
+        })
+    }
+}
+
+/// Nesting depth of a value, without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    // Counted like the reader counts: each open array or object is a level.
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                deepest = deepest.max(d + 1);
+                stack.extend(items.iter().map(|i| (i, d + 1)));
+            }
+            Value::Object(map) => {
+                deepest = deepest.max(d + 1);
+                stack.extend(map.values().map(|i| (i, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}

@@ -1,0 +1,262 @@
+//! The compiled form of one schema node. Nodes live in an arena owned by the
+//! contract and point at each other by index, so recursive schemas are plain
+//! cycles of indices and nothing is reference-counted.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::{Number, Value};
+
+use crate::check::format::Format;
+
+/// Index of a node in the contract's arena.
+pub(crate) type NodeId = usize;
+
+/// The JSON types, as a bit set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Types(u8);
+
+impl Types {
+    pub const NULL: Types = Types(1);
+    pub const BOOLEAN: Types = Types(2);
+    pub const INTEGER: Types = Types(4);
+    pub const NUMBER: Types = Types(8);
+    pub const STRING: Types = Types(16);
+    pub const ARRAY: Types = Types(32);
+    pub const OBJECT: Types = Types(64);
+
+    pub fn from_name(name: &str) -> Option<Types> {
+        Some(match name {
+            "null" => Self::NULL,
+            "boolean" => Self::BOOLEAN,
+            "integer" => Self::INTEGER,
+            "number" => Self::NUMBER,
+            "string" => Self::STRING,
+            "array" => Self::ARRAY,
+            "object" => Self::OBJECT,
+            _ => return None,
+        })
+    }
+
+    pub fn union(self, other: Types) -> Types {
+        Types(self.0 | other.0)
+    }
+
+    pub fn contains(self, other: Types) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether a value of this JSON type is allowed. `number` admits
+    /// integers; `integer` admits numbers with a zero fraction (`1.0`).
+    pub fn admits(self, value: &Value) -> bool {
+        match value {
+            Value::Null => self.contains(Self::NULL),
+            Value::Bool(_) => self.contains(Self::BOOLEAN),
+            Value::Number(n) => {
+                self.contains(Self::NUMBER) || (self.contains(Self::INTEGER) && is_integer(n))
+            }
+            Value::String(_) => self.contains(Self::STRING),
+            Value::Array(_) => self.contains(Self::ARRAY),
+            Value::Object(_) => self.contains(Self::OBJECT),
+        }
+    }
+
+    /// The names in this set, in the spec's order, for messages.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (Self::NULL, "null"),
+            (Self::BOOLEAN, "boolean"),
+            (Self::INTEGER, "integer"),
+            (Self::NUMBER, "number"),
+            (Self::STRING, "string"),
+            (Self::ARRAY, "array"),
+            (Self::OBJECT, "object"),
+        ]
+        .into_iter()
+        .filter(|(t, _)| self.contains(*t))
+        .map(|(_, n)| n)
+        .collect()
+    }
+
+    /// The type of a value (integers as `integer`).
+    pub fn of(value: &Value) -> Types {
+        match value {
+            Value::Null => Self::NULL,
+            Value::Bool(_) => Self::BOOLEAN,
+            Value::Number(n) if is_integer(n) => Self::INTEGER,
+            Value::Number(_) => Self::NUMBER,
+            Value::String(_) => Self::STRING,
+            Value::Array(_) => Self::ARRAY,
+            Value::Object(_) => Self::OBJECT,
+        }
+    }
+}
+
+/// A number with no fractional part (`1` and `1.0` both are).
+pub(crate) fn is_integer(n: &Number) -> bool {
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// A compiled `pattern`: the regex and its source for messages.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    pub source: String,
+    pub regex: Regex,
+}
+
+/// The repair rules a node declares, in the order they are applied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Rules {
+    pub coerce: bool,
+    pub round: bool,
+    pub clamp: bool,
+    pub trim: bool,
+    pub enum_case: bool,
+    pub truncate: bool,
+    pub drop_invalid_items: bool,
+    pub strip_unknown: bool,
+    pub default_if_invalid: bool,
+}
+
+impl Rules {
+    pub fn any(self) -> bool {
+        self != Rules::default()
+    }
+}
+
+/// A gate finding declared on a node.
+#[derive(Debug, Clone)]
+pub(crate) struct FindingRule {
+    pub when: NodeId,
+    pub message: String,
+}
+
+/// `x-vouch` on one node.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Policy {
+    pub default: Option<Value>,
+    pub rules: Rules,
+    pub findings: Vec<FindingRule>,
+}
+
+impl Policy {
+    /// True when the node changes values (a default or any rule).
+    pub fn repairs(&self) -> bool {
+        self.default.is_some() || self.rules.any()
+    }
+}
+
+/// One compiled schema node. Absent keywords are `None` or empty.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Node {
+    /// JSON Pointer of this node in the contract, for messages.
+    pub location: String,
+    /// A boolean schema: `false` refuses everything.
+    pub never: bool,
+    pub types: Option<Types>,
+    pub enumeration: Option<Vec<Value>>,
+    pub constant: Option<Value>,
+
+    pub minimum: Option<Number>,
+    pub maximum: Option<Number>,
+    pub exclusive_minimum: Option<Number>,
+    pub exclusive_maximum: Option<Number>,
+    pub multiple_of: Option<Number>,
+
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<Pattern>,
+    pub format: Option<Format>,
+
+    pub prefix_items: Vec<NodeId>,
+    pub items: Option<NodeId>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub unique_items: bool,
+    pub contains: Option<NodeId>,
+    pub min_contains: Option<u64>,
+    pub max_contains: Option<u64>,
+
+    /// Declared properties in contract order, with an index for lookup.
+    pub properties: Vec<(String, NodeId)>,
+    pub property_index: HashMap<String, NodeId>,
+    pub required: Vec<String>,
+    pub pattern_properties: Vec<(Pattern, NodeId)>,
+    pub additional_properties: Option<NodeId>,
+    pub property_names: Option<NodeId>,
+    pub min_properties: Option<u64>,
+    pub max_properties: Option<u64>,
+    pub dependent_required: Vec<(String, Vec<String>)>,
+    pub dependent_schemas: Vec<(String, NodeId)>,
+
+    pub all_of: Vec<NodeId>,
+    pub any_of: Vec<NodeId>,
+    pub one_of: Vec<NodeId>,
+    pub not: Option<NodeId>,
+    pub if_: Option<NodeId>,
+    pub then_: Option<NodeId>,
+    pub else_: Option<NodeId>,
+    pub reference: Option<NodeId>,
+
+    pub policy: Option<Box<Policy>>,
+}
+
+impl Node {
+    /// Nodes applied to the same value as this one (no descent into the
+    /// value). A cycle among these would loop forever, so the compiler
+    /// refuses it.
+    pub fn in_place(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.all_of
+            .iter()
+            .chain(&self.any_of)
+            .chain(&self.one_of)
+            .chain(self.dependent_schemas.iter().map(|(_, id)| id))
+            .chain(self.not.iter())
+            .chain(self.if_.iter())
+            .chain(self.then_.iter())
+            .chain(self.else_.iter())
+            .chain(self.reference.iter())
+            .copied()
+    }
+
+    /// Subschemas where a repair would be ambiguous: the value they see is
+    /// only tested, never the one kept.
+    pub fn tested_only(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.any_of
+            .iter()
+            .chain(&self.one_of)
+            .chain(self.dependent_schemas.iter().map(|(_, id)| id))
+            .chain(self.not.iter())
+            .chain(self.if_.iter())
+            .chain(self.then_.iter())
+            .chain(self.else_.iter())
+            .chain(self.contains.iter())
+            .chain(self.property_names.iter())
+            .chain(
+                self.policy
+                    .iter()
+                    .flat_map(|p| p.findings.iter().map(|f| &f.when)),
+            )
+            .copied()
+    }
+
+    /// Every subschema, whatever its role.
+    pub fn children(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.in_place()
+            .chain(self.prefix_items.iter().copied())
+            .chain(self.items)
+            .chain(self.contains)
+            .chain(self.properties.iter().map(|(_, id)| *id))
+            .chain(self.pattern_properties.iter().map(|(_, id)| *id))
+            .chain(self.additional_properties)
+            .chain(self.property_names)
+            .chain(
+                self.policy
+                    .iter()
+                    .flat_map(|p| p.findings.iter().map(|f| f.when)),
+            )
+    }
+}

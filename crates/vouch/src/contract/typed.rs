@@ -1,0 +1,146 @@
+//! Typed contracts for Rust users: a contract from a type deriving
+//! `schemars::JsonSchema`, and checks that hand back that type.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{CompileError, Contract};
+use crate::verdict::{Finding, Problem, ProblemCode, Refused, Repair, Verdict};
+
+/// An accepted reply, deserialized into the application's type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vouched<T> {
+    /// The value, typed.
+    pub value: T,
+    /// Every declared repair that changed the reply.
+    pub repairs: Vec<Repair>,
+    /// Gate findings on the accepted value.
+    pub findings: Vec<Finding>,
+}
+
+/// schemars' integer formats, as the ranges they mean. vouch asserts
+/// `format`, so each becomes bounds rather than an unknown format.
+fn integer_range(format: &str) -> Option<(i128, i128)> {
+    Some(match format {
+        "int8" => (i128::from(i8::MIN), i128::from(i8::MAX)),
+        "int16" => (i128::from(i16::MIN), i128::from(i16::MAX)),
+        "int32" => (i128::from(i32::MIN), i128::from(i32::MAX)),
+        "int64" => (i128::from(i64::MIN), i128::from(i64::MAX)),
+        "uint8" => (0, i128::from(u8::MAX)),
+        "uint16" => (0, i128::from(u16::MAX)),
+        "uint32" => (0, i128::from(u32::MAX)),
+        "uint64" | "uint" => (0, i128::from(u64::MAX)),
+        "uint128" | "int128" | "int" => return None,
+        _ => return None,
+    })
+}
+
+/// Rewrite what schemars emits for Rust numeric types into constraints vouch
+/// enforces: integer formats become `minimum`/`maximum` (tightening, never
+/// loosening, what the author wrote); float formats carry no constraint.
+fn normalize(schema: &mut Value) {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                let format = map.get("format").and_then(Value::as_str).map(str::to_owned);
+                if let Some(f) = format {
+                    if let Some((lo, hi)) = integer_range(&f) {
+                        map.remove("format");
+                        let lo_ok = map
+                            .get("minimum")
+                            .and_then(Value::as_f64)
+                            .is_some_and(|m| m >= lo as f64);
+                        if !lo_ok {
+                            map.insert("minimum".into(), number(lo));
+                        }
+                        let hi_ok = map
+                            .get("maximum")
+                            .and_then(Value::as_f64)
+                            .is_some_and(|m| m <= hi as f64);
+                        if !hi_ok {
+                            map.insert("maximum".into(), number(hi));
+                        }
+                    } else if f == "float" || f == "double" {
+                        map.remove("format");
+                    }
+                }
+                stack.extend(map.values_mut());
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
+fn number(n: i128) -> Value {
+    i64::try_from(n)
+        .map(Value::from)
+        .or_else(|_| u64::try_from(n).map(Value::from))
+        .unwrap_or(Value::Null)
+}
+
+impl Contract {
+    /// A contract from a Rust type deriving [`schemars::JsonSchema`]
+    /// (schemars 1.x, draft 2020-12). Policy goes in through schemars'
+    /// `extend` attribute: `#[schemars(extend("x-vouch" = {...}))]`.
+    ///
+    /// ```
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    /// struct Plate { product_present: bool }
+    ///
+    /// let contract = vouch::Contract::of::<Plate>()?;
+    /// let plate = contract.check_as::<Plate>(r#"{"productPresent": false}"#).map_err(|r| r.problems[0].message.clone());
+    /// assert_eq!(plate.map(|v| v.value.product_present), Ok(false));
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the generated schema does not compile (for example a `format`
+    /// vouch cannot assert).
+    pub fn of<T: JsonSchema>() -> Result<Self, CompileError> {
+        let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        let mut schema = generator.into_root_schema_for::<T>().to_value();
+        normalize(&mut schema);
+        Self::from_value(schema)
+    }
+
+    /// Check a raw reply and deserialize the accepted value into `T`.
+    ///
+    /// # Errors
+    /// The refusal, when the reply is refused, or when the accepted value
+    /// does not deserialize into `T` (the contract and the type disagree:
+    /// refused with code `wrong_type` at the root, failing closed).
+    pub fn check_as<T: DeserializeOwned>(
+        &self,
+        raw: impl AsRef<[u8]>,
+    ) -> Result<Vouched<T>, Refused> {
+        match self.check(raw) {
+            Verdict::Refused(r) => Err(r),
+            Verdict::Accepted(a) => match T::deserialize(&a.value) {
+                Ok(value) => Ok(Vouched {
+                    value,
+                    repairs: a.repairs,
+                    findings: a.findings,
+                }),
+                Err(e) => Err(Refused {
+                    problems: vec![Problem::new(
+                        ProblemCode::WrongType,
+                        "",
+                        std::any::type_name::<T>().to_owned(),
+                        crate::verdict::excerpt(&a.value),
+                        &format!(
+                            "the accepted value does not fit the type {}: {e}",
+                            std::any::type_name::<T>()
+                        ),
+                    )],
+                }),
+            },
+        }
+    }
+}

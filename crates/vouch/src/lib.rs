@@ -1,0 +1,59 @@
+//! # vouch
+//!
+//! A fail-closed trust layer for the JSON that language models return:
+//! nothing a model says reaches application code unless vouch vouches for it.
+//!
+//! A [`Contract`] is a JSON Schema (draft 2020-12) document, optionally with
+//! an `x-vouch` policy declaring repairs and gate findings. It is compiled
+//! once; [`Contract::check`] reads a raw reply and returns a [`Verdict`]:
+//! accepted (with any declared repairs and findings) or refused with every
+//! [`Problem`], each with a stable code, a class (`no_answer` when the model
+//! did not answer, `bad_answer` when it answered outside the contract), a
+//! JSON Pointer path and a sentence.
+//!
+//! The core is pure: no I/O, no async, no global state.
+//!
+//! ```
+//! use vouch::{Contract, ProblemClass, Verdict};
+//!
+//! let plate = Contract::from_json_str(r#"{
+//!   "type": "object",
+//!   "properties": {
+//!     "productPresent": {"type": "boolean"},
+//!     "productTextPresent": {"type": "boolean"},
+//!     "garbledText": {"type": "boolean"}
+//!   },
+//!   "required": ["productPresent", "productTextPresent", "garbledText"],
+//!   "additionalProperties": false
+//! }"#)?;
+//!
+//! // A real answer passes.
+//! let ok = plate.check(r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#);
+//! assert!(ok.is_pass());
+//!
+//! // "no" is not an answer to a yes/no question: refused, never read as false.
+//! match plate.check(r#"{"productPresent":"no","productTextPresent":false,"garbledText":false}"#) {
+//!     Verdict::Refused(refused) => {
+//!         assert_eq!(refused.class(), ProblemClass::NoAnswer);
+//!         assert_eq!(refused.problems[0].path, "/productPresent");
+//!         assert_eq!(refused.problems[0].code.as_str(), "wrong_type");
+//!     }
+//!     Verdict::Accepted(_) => unreachable!("a string is not a boolean"),
+//! }
+//! # Ok::<(), vouch::CompileError>(())
+//! ```
+
+mod check;
+mod contract;
+mod findings;
+mod pointer;
+mod read;
+mod repair;
+mod verdict;
+
+pub use check::format::Format;
+pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
+pub use read::{Limits, Unwrap};
+pub use verdict::{
+    Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict,
+};

@@ -1,0 +1,451 @@
+//! A strict RFC 8259 reader that never recurses.
+//!
+//! Why our own and not `serde_json::from_slice`: we must tell a cut-off reply
+//! (`truncated`) from a malformed one (`not_json`), refuse repeated keys
+//! (serde_json keeps the last), enforce a per-contract depth limit, and never
+//! recurse on input depth. Containers live on an explicit stack, so a
+//! million-deep reply costs one small allocation per open level and is
+//! refused at the limit.
+
+use serde_json::{Map, Number, Value};
+
+use crate::verdict::ProblemCode;
+
+/// Why reading failed, and where (byte offset into the text read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ReadError {
+    pub code: ProblemCode,
+    pub offset: usize,
+    /// JSON Pointer of the offending member, where one is known.
+    pub path: String,
+    pub detail: String,
+}
+
+/// An open container on the explicit stack.
+enum Frame {
+    Array(Vec<Value>),
+    /// The object so far, and the key whose value is being read.
+    Object(Map<String, Value>, String),
+}
+
+pub(crate) struct Parser<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    max_depth: usize,
+    stack: Vec<Frame>,
+}
+
+/// Read exactly one JSON value from `text[start..]`, allowing only white
+/// space after it when `whole` is true. Returns the value and the offset just
+/// past it.
+pub(crate) fn read_value(
+    text: &str,
+    start: usize,
+    max_depth: usize,
+    whole: bool,
+) -> Result<(Value, usize), ReadError> {
+    let mut p = Parser {
+        bytes: text.as_bytes(),
+        text,
+        pos: start,
+        max_depth,
+        stack: Vec::new(),
+    };
+    let value = p.value()?;
+    let end = p.pos;
+    if whole {
+        p.skip_ws();
+        if p.pos < p.bytes.len() {
+            return Err(p.err(ProblemCode::TrailingText, "text after the JSON value"));
+        }
+    }
+    Ok((value, end))
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(is_ws) {
+            self.pos += 1;
+        }
+    }
+
+    fn err(&self, code: ProblemCode, detail: impl Into<String>) -> ReadError {
+        ReadError {
+            code,
+            offset: self.pos,
+            path: String::new(),
+            detail: detail.into(),
+        }
+    }
+
+    /// End of input where more was required: the reply was cut off.
+    fn eof_or(&self, detail: &str) -> ReadError {
+        if self.pos >= self.bytes.len() {
+            self.err(
+                ProblemCode::Truncated,
+                "the reply ends in the middle of a value",
+            )
+        } else {
+            let found = self
+                .text
+                .get(self.pos..)
+                .and_then(|s| s.chars().next())
+                .unwrap_or('?');
+            self.err(ProblemCode::NotJson, format!("{detail}, found {found:?}"))
+        }
+    }
+
+    /// JSON Pointer of the value being read, from the open containers.
+    fn path(&self) -> String {
+        let mut out = String::new();
+        for frame in &self.stack {
+            out.push('/');
+            match frame {
+                Frame::Array(items) => out.push_str(&items.len().to_string()),
+                Frame::Object(_, key) => crate::pointer::push_escaped(&mut out, key),
+            }
+        }
+        out
+    }
+
+    fn value(&mut self) -> Result<Value, ReadError> {
+        loop {
+            // Read one scalar or open a container.
+            self.skip_ws();
+            let mut current = match self.peek() {
+                None => return Err(self.eof_or("expected a value")),
+                Some(b'[') => {
+                    self.open()?;
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        Value::Array(Vec::new())
+                    } else {
+                        self.stack.push(Frame::Array(Vec::new()));
+                        continue;
+                    }
+                }
+                Some(b'{') => {
+                    self.open()?;
+                    self.pos += 1;
+                    self.skip_ws();
+                    match self.peek() {
+                        Some(b'}') => {
+                            self.pos += 1;
+                            Value::Object(Map::new())
+                        }
+                        _ => {
+                            let key = self.key()?;
+                            self.stack.push(Frame::Object(Map::new(), key));
+                            continue;
+                        }
+                    }
+                }
+                Some(_) => self.scalar()?,
+            };
+            // Close every container the value completes.
+            loop {
+                self.skip_ws();
+                let next = self.peek();
+                match self.stack.last_mut() {
+                    None => return Ok(current),
+                    Some(Frame::Array(items)) => {
+                        items.push(current);
+                        match next {
+                            Some(b',') => {
+                                self.pos += 1;
+                                break;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                current = match self.stack.pop() {
+                                    Some(Frame::Array(items)) => Value::Array(items),
+                                    _ => Value::Null, // unreachable: the top frame is this array
+                                };
+                            }
+                            _ => return Err(self.eof_or("expected ',' or ']' in an array")),
+                        }
+                    }
+                    Some(Frame::Object(map, key)) => {
+                        if map.contains_key(key.as_str()) {
+                            return Err(self.duplicate());
+                        }
+                        map.insert(std::mem::take(key), current);
+                        match next {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                let key = self.key()?;
+                                if let Some(Frame::Object(_, k)) = self.stack.last_mut() {
+                                    *k = key;
+                                }
+                                break;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                current = match self.stack.pop() {
+                                    Some(Frame::Object(map, _)) => Value::Object(map),
+                                    _ => Value::Null, // unreachable: the top frame is this object
+                                };
+                            }
+                            _ => return Err(self.eof_or("expected ',' or '}' in an object")),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn duplicate(&self) -> ReadError {
+        let key = match self.stack.last() {
+            Some(Frame::Object(_, key)) => key.as_str(),
+            _ => "",
+        };
+        ReadError {
+            code: ProblemCode::DuplicateKey,
+            offset: self.pos,
+            path: self.path(),
+            detail: format!("the key {key:?} appears twice in one object"),
+        }
+    }
+
+    /// Account for one more open container.
+    fn open(&self) -> Result<(), ReadError> {
+        if self.stack.len() >= self.max_depth {
+            return Err(self.err(
+                ProblemCode::TooDeep,
+                format!("the reply nests deeper than {} levels", self.max_depth),
+            ));
+        }
+        Ok(())
+    }
+
+    /// An object key and its colon; white space before the key already skipped.
+    fn key(&mut self) -> Result<String, ReadError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.eof_or("expected a quoted key"));
+        }
+        let key = self.string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.eof_or("expected ':' after a key"));
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
+    fn scalar(&mut self) -> Result<Value, ReadError> {
+        match self.peek() {
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(self.eof_or("expected a value")),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, ReadError> {
+        for &expected in word.as_bytes() {
+            match self.peek() {
+                Some(b) if b == expected => self.pos += 1,
+                _ => return Err(self.eof_or(&format!("expected `{word}`"))),
+            }
+        }
+        Ok(value)
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<Value, ReadError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                    return Err(
+                        self.err(ProblemCode::NotJson, "a number may not have a leading zero")
+                    );
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.eof_or("expected a digit")),
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            integer = false;
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.eof_or("expected a digit after '.'"));
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            integer = false;
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.eof_or("expected a digit in the exponent"));
+            }
+        }
+        let text = self.text.get(start..self.pos).unwrap_or_default();
+        let number = if integer {
+            text.parse::<i64>()
+                .map(Number::from)
+                .or_else(|_| text.parse::<u64>().map(Number::from))
+                .ok()
+        } else {
+            None
+        };
+        if let Some(n) = number {
+            return Ok(Value::Number(n));
+        }
+        // Rust's float parser is correctly rounded; it yields infinity on
+        // overflow, which JSON cannot carry and a consumer would read differently.
+        match text.parse::<f64>().ok().and_then(Number::from_f64) {
+            Some(n) => Ok(Value::Number(n)),
+            None => Err(ReadError {
+                code: ProblemCode::NumberOverflow,
+                offset: start,
+                path: self.path(),
+                detail: format!(
+                    "the number {} is too large to represent",
+                    crate::verdict::excerpt_text(text)
+                ),
+            }),
+        }
+    }
+
+    /// A string, the opening quote at `pos`.
+    fn string(&mut self) -> Result<String, ReadError> {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            // Copy the run up to the next quote, escape or control character in one go.
+            let run_start = self.pos;
+            while self
+                .peek()
+                .is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20)
+            {
+                self.pos += 1;
+            }
+            out.push_str(self.text.get(run_start..self.pos).unwrap_or_default());
+            match self.peek() {
+                None => return Err(self.eof_or("unterminated string")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.escape(&mut out)?;
+                }
+                Some(_) => {
+                    return Err(self.err(
+                        ProblemCode::NotJson,
+                        "a control character must be escaped in a string",
+                    ));
+                }
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut String) -> Result<(), ReadError> {
+        let c = match self.peek() {
+            None => return Err(self.eof_or("unterminated escape")),
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                self.pos += 1;
+                let first = self.hex4()?;
+                let c = if (0xD800..0xDC00).contains(&first) {
+                    // A high surrogate must be followed by an escaped low one.
+                    let rest = self.bytes.get(self.pos..).unwrap_or_default();
+                    if !rest.starts_with(b"\\u") {
+                        if b"\\u".starts_with(rest) {
+                            self.pos = self.bytes.len();
+                            return Err(self.eof_or(""));
+                        }
+                        return Err(self.err(
+                            ProblemCode::NotJson,
+                            "a lone surrogate escape is not a character",
+                        ));
+                    }
+                    self.pos += 2;
+                    let second = self.hex4()?;
+                    if !(0xDC00..0xE000).contains(&second) {
+                        return Err(self.err(
+                            ProblemCode::NotJson,
+                            "a lone surrogate escape is not a character",
+                        ));
+                    }
+                    char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+                } else {
+                    char::from_u32(first)
+                };
+                match c {
+                    Some(c) => {
+                        out.push(c);
+                        return Ok(());
+                    }
+                    None => {
+                        return Err(self.err(
+                            ProblemCode::NotJson,
+                            "a lone surrogate escape is not a character",
+                        ))
+                    }
+                }
+            }
+            Some(_) => return Err(self.err(ProblemCode::NotJson, "invalid escape in a string")),
+        };
+        self.pos += 1;
+        out.push(c);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32, ReadError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let d = match self.peek() {
+                Some(b) => char::from(b).to_digit(16),
+                None => return Err(self.eof_or("")),
+            };
+            match d {
+                Some(d) => v = v * 16 + d,
+                None => {
+                    return Err(self.err(ProblemCode::NotJson, "expected four hex digits after \\u"))
+                }
+            }
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,186 @@
+//! Declared unwraps: reading the JSON out of a Markdown code fence or out of
+//! surrounding prose. Only a contract's root `x-vouch.unwrap` turns them on.
+//!
+//! Fail-closed rules: one candidate or none. Two complete values are
+//! `ambiguous_reply` (we never guess which one the model meant); a candidate
+//! cut off at the end of the reply is `truncated` (never completed).
+
+use serde_json::Value;
+
+use super::parser::{read_value, ReadError};
+use crate::verdict::{bounded, excerpt_text, ProblemCode, Repair};
+
+/// Which unwraps a contract declares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unwrap {
+    /// A reply that is one Markdown code block is read from inside it.
+    pub fence: bool,
+    /// The single JSON object or array in surrounding text is read out of it.
+    pub prose: bool,
+}
+
+impl Unwrap {
+    /// True when nothing is declared.
+    #[must_use]
+    pub fn is_none(self) -> bool {
+        !self.fence && !self.prose
+    }
+}
+
+type Found = Result<(Value, Option<Repair>), ReadError>;
+
+/// Try the declared unwraps on a reply that is not JSON as a whole.
+/// `None` means no unwrap applies, and the original reading problem stands.
+pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<Found> {
+    if declared.fence {
+        if let Some((start, end)) = fence_body(text) {
+            let body = text.get(start..end).unwrap_or_default();
+            let read = read_value(text, start, max_depth, false).and_then(|(value, stop)| {
+                if text
+                    .get(stop..end)
+                    .is_some_and(|rest| rest.trim().is_empty())
+                {
+                    Ok(value)
+                } else {
+                    Err(ReadError {
+                        code: ProblemCode::TrailingText,
+                        offset: stop,
+                        path: String::new(),
+                        detail: "text after the JSON value inside the code fence".into(),
+                    })
+                }
+            });
+            if !body.trim().is_empty() {
+                return Some(read.map(|v| {
+                    let r = log(text, &v, "read the JSON out of a Markdown code fence");
+                    (v, Some(r))
+                }));
+            }
+        }
+    }
+    if declared.prose {
+        return Some(prose(text, max_depth));
+    }
+    None
+}
+
+fn log(text: &str, value: &Value, what: &str) -> Repair {
+    Repair {
+        path: String::new(),
+        rule: "unwrap".into(),
+        before: Value::String(excerpt_text(text)),
+        after: bounded(value),
+        message: format!("(root): {what}"),
+    }
+}
+
+/// The byte range of the body of a reply that is exactly one fenced block:
+/// ```` ```json ```` or ```` ``` ````, the body, ```` ``` ````.
+fn fence_body(text: &str) -> Option<(usize, usize)> {
+    let lead = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    let after_open = trimmed.strip_prefix("```")?;
+    let (info, _) = after_open.split_once('\n')?;
+    let info = info.trim();
+    if !(info.is_empty() || info.eq_ignore_ascii_case("json")) {
+        return None;
+    }
+    let body_and_close = after_open.get(info.len()..)?;
+    let inner = body_and_close.strip_suffix("```")?;
+    // One block only: a second fence inside means several blocks.
+    if inner.contains("```") {
+        return None;
+    }
+    let start = lead + 3 + (after_open.len() - body_and_close.len());
+    Some((start, start + inner.len()))
+}
+
+/// Remove `<think>…</think>` blocks: reasoning is text, and draft JSON in it
+/// is not the answer. Returns the byte ranges of `text` that remain.
+fn outside_think(text: &str) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    while let Some(open) = text.get(at..).and_then(|s| s.find("<think>")) {
+        ranges.push((at, at + open));
+        let body = at + open + "<think>".len();
+        match text.get(body..).and_then(|s| s.find("</think>")) {
+            Some(close) => at = body + close + "</think>".len(),
+            // Reasoning that never closed: nothing after it is an answer.
+            None => return ranges,
+        }
+    }
+    ranges.push((at, text.len()));
+    ranges
+}
+
+fn prose(text: &str, max_depth: usize) -> Found {
+    let mut found: Option<(Value, usize)> = None;
+    let mut first_error: Option<ReadError> = None;
+    for (start, end) in outside_think(text) {
+        // Parse only inside this range so a value cannot span a think block.
+        let Some(part) = text.get(..end) else {
+            continue;
+        };
+        let mut at = start;
+        while let Some(rel) = part.get(at..).and_then(|s| s.find(['{', '['])) {
+            let open = at + rel;
+            match read_value(part, open, max_depth, false) {
+                Ok((value, stop)) => {
+                    if found.is_some() {
+                        return Err(ReadError {
+                            code: ProblemCode::AmbiguousReply,
+                            offset: open,
+                            path: String::new(),
+                            detail: "the reply holds more than one JSON value; vouch will not guess which is the answer".into(),
+                        });
+                    }
+                    found = Some((value, open));
+                    at = stop;
+                }
+                // Anything but a syntax error ends the search: a cut-off,
+                // over-deep or duplicate-keyed candidate is refused as such.
+                Err(e) if e.code != ProblemCode::NotJson => return Err(e),
+                Err(e) => {
+                    // Skip what the failed attempt read, so inner fragments of
+                    // broken JSON never become candidates (and the scan stays linear).
+                    at = e.offset.max(open + 1);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+    }
+    match found {
+        Some((value, _)) => {
+            let r = log(text, &value, "read the JSON out of the surrounding text");
+            Ok((value, Some(r)))
+        }
+        None => Err(first_error.unwrap_or(ReadError {
+            code: ProblemCode::NotJson,
+            offset: 0,
+            path: String::new(),
+            detail: "no JSON object or array in the reply".into(),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fence_body_finds_the_block() {
+        let t = "```json\n{\"a\":1}\n```";
+        let (s, e) = fence_body(t).unwrap_or_default();
+        assert_eq!(t.get(s..e), Some("\n{\"a\":1}\n"));
+        assert!(fence_body("```python\n{}\n```").is_none());
+        assert!(fence_body("```json\n{}\n``` and ```json\n{}\n```").is_none());
+        assert!(fence_body("{}").is_none());
+    }
+
+    #[test]
+    fn think_blocks_are_skipped() {
+        let t = "<think>{\"draft\":1}</think>{\"a\":1}";
+        let r = outside_think(t);
+        assert_eq!(r, vec![(0, 0), (26, t.len())]);
+    }
+}

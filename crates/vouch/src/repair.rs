@@ -1,0 +1,408 @@
+//! Declared repairs: small, predictable changes a contract allows on
+//! cosmetic fields, each logged with path, rule, before and after.
+//!
+//! The pass runs before the check, over the value being kept. At each node
+//! the order is: `default` (for null), `coerce`, `round`, `clamp`, `trim`,
+//! `enum_case`, `truncate`, `strip_unknown`, then the node's `$ref`/`allOf`
+//! targets and its children (filling missing properties that declare a
+//! default), then `drop_invalid_items`, then `default_if_invalid`. Nothing is
+//! repaired unless the contract declares it; a node without policy is only
+//! walked through. Truncated or unreadable replies never get here.
+
+use serde_json::{Number, Value};
+
+use crate::check::is_valid;
+use crate::contract::node::{is_integer, Node, NodeId, Rules, Types};
+use crate::pointer;
+use crate::verdict::{bounded, display_path, excerpt, Repair};
+
+pub(crate) struct Repairer<'c> {
+    nodes: &'c [Node],
+    pub log: Vec<Repair>,
+    path: String,
+}
+
+impl<'c> Repairer<'c> {
+    pub fn new(nodes: &'c [Node]) -> Self {
+        Self {
+            nodes,
+            log: Vec::new(),
+            path: String::new(),
+        }
+    }
+
+    fn record(&mut self, rule: &str, before: &Value, after: &Value, what: String) {
+        self.log.push(Repair {
+            path: self.path.clone(),
+            rule: rule.to_owned(),
+            before: bounded(before),
+            after: bounded(after),
+            message: format!("{}: {what}", display_path(&self.path)),
+        });
+    }
+
+    /// The default declared on `id`, following `$ref`s.
+    fn default_of(&self, mut id: NodeId) -> Option<&'c Value> {
+        // `$ref` chains are acyclic (checked at compile time); the bound is a belt.
+        for _ in 0..=self.nodes.len() {
+            let node = self.nodes.get(id)?;
+            if let Some(d) = node.policy.as_ref().and_then(|p| p.default.as_ref()) {
+                return Some(d);
+            }
+            id = node.reference?;
+        }
+        None
+    }
+
+    pub fn repair(&mut self, id: NodeId, v: &mut Value) {
+        let Some(n) = self.nodes.get(id) else { return };
+        let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
+        let default = n.policy.as_ref().and_then(|p| p.default.as_ref());
+        let start = self.log.len();
+        let original = rules.default_if_invalid.then(|| v.clone());
+
+        if let Some(d) = default {
+            if v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL)) {
+                self.record(
+                    "default",
+                    v,
+                    d,
+                    format!("null replaced by the default {}", excerpt(d)),
+                );
+                *v = d.clone();
+            }
+        }
+        self.scalar_rules(n, rules, v);
+        for target in n.reference.iter().chain(&n.all_of) {
+            self.repair(*target, v);
+        }
+        self.children(n, rules, v);
+        if rules.default_if_invalid && !is_valid(self.nodes, id, v) {
+            if let (Some(d), Some(before)) = (default, original) {
+                // The value is replaced whole; the repairs inside it no longer describe it.
+                self.log.truncate(start);
+                self.record(
+                    "default_if_invalid",
+                    &before,
+                    d,
+                    format!(
+                        "{} is invalid, replaced by the default {}",
+                        excerpt(&before),
+                        excerpt(d)
+                    ),
+                );
+                *v = d.clone();
+            }
+        }
+    }
+
+    fn scalar_rules(&mut self, n: &Node, rules: Rules, v: &mut Value) {
+        let types = n.types.unwrap_or_default();
+        if rules.coerce {
+            if let Value::String(s) = &*v {
+                let coerced = if types.contains(Types::NUMBER) || types.contains(Types::INTEGER) {
+                    parse_number(s.trim()).map(Value::Number)
+                } else {
+                    match s.as_str() {
+                        "true" => Some(Value::Bool(true)),
+                        "false" => Some(Value::Bool(false)),
+                        _ => None,
+                    }
+                };
+                if let Some(c) = coerced {
+                    self.record(
+                        "coerce",
+                        v,
+                        &c,
+                        format!("{} coerced to {}", excerpt(v), excerpt(&c)),
+                    );
+                    *v = c;
+                }
+            }
+        }
+        if rules.round {
+            if let Value::Number(x) = &*v {
+                if !is_integer(x) {
+                    if let Some(r) = x.as_f64().map(f64::round).and_then(float_to_number) {
+                        let after = Value::Number(r);
+                        self.record(
+                            "round",
+                            v,
+                            &after,
+                            format!("{} rounded to {}", excerpt(v), excerpt(&after)),
+                        );
+                        *v = after;
+                    }
+                }
+            }
+        }
+        if rules.clamp {
+            if let Value::Number(x) = &*v {
+                if let Some(c) = clamp(n, x) {
+                    let after = Value::Number(c);
+                    self.record(
+                        "clamp",
+                        v,
+                        &after,
+                        format!("{} clamped to {}", excerpt(v), excerpt(&after)),
+                    );
+                    *v = after;
+                }
+            }
+        }
+        if let Value::String(s) = v {
+            if rules.trim {
+                let t = s.trim();
+                if t.len() != s.len() {
+                    let before = Value::String(s.clone());
+                    *s = t.to_owned();
+                    let after = Value::String(s.clone());
+                    self.record(
+                        "trim",
+                        &before,
+                        &after,
+                        "leading and trailing white space trimmed".into(),
+                    );
+                }
+            }
+        }
+        if rules.enum_case {
+            if let (Value::String(s), Some(members)) = (&*v, &n.enumeration) {
+                if !members.iter().any(|m| m.as_str() == Some(s)) {
+                    let lower = s.to_lowercase();
+                    let mut hits = members
+                        .iter()
+                        .filter(|m| m.as_str().is_some_and(|m| m.to_lowercase() == lower));
+                    if let (Some(hit), None) = (hits.next(), hits.next()) {
+                        let after = hit.clone();
+                        self.record(
+                            "enum_case",
+                            v,
+                            &after,
+                            format!("{} matched to {}", excerpt(v), excerpt(&after)),
+                        );
+                        *v = after;
+                    }
+                }
+            }
+        }
+        if let (true, Some(max), Value::String(s)) = (rules.truncate, n.max_length, &mut *v) {
+            let max = usize::try_from(max).unwrap_or(usize::MAX);
+            if let Some((cut, _)) = s.char_indices().nth(max) {
+                let before = Value::String(s.clone());
+                s.truncate(cut);
+                let after = Value::String(s.clone());
+                self.record(
+                    "truncate",
+                    &before,
+                    &after,
+                    format!("cut to {max} characters"),
+                );
+            }
+        }
+        if let (true, Value::Object(map)) = (rules.strip_unknown, &mut *v) {
+            let unknown: Vec<String> = map
+                .keys()
+                .filter(|k| {
+                    !n.property_index.contains_key(k.as_str())
+                        && !n
+                            .pattern_properties
+                            .iter()
+                            .any(|(p, _)| p.regex.is_match(k))
+                })
+                .cloned()
+                .collect();
+            for key in unknown {
+                if let Some(before) = map.shift_remove(&key) {
+                    let mark = self.path.len();
+                    self.path.push('/');
+                    pointer::push_escaped(&mut self.path, &key);
+                    self.record(
+                        "strip_unknown",
+                        &before,
+                        &Value::Null,
+                        "undeclared property removed".into(),
+                    );
+                    self.path.truncate(mark);
+                }
+            }
+        }
+    }
+
+    fn children(&mut self, n: &Node, rules: Rules, v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (name, id) in &n.properties {
+                    if !map.contains_key(name) {
+                        if let Some(d) = self.default_of(*id) {
+                            let mark = self.enter(name);
+                            self.record(
+                                "default",
+                                &Value::Null,
+                                d,
+                                format!("missing, filled with the default {}", excerpt(d)),
+                            );
+                            self.path.truncate(mark);
+                            map.insert(name.clone(), d.clone());
+                        }
+                    }
+                }
+                for (key, item) in map.iter_mut() {
+                    let mark = self.enter(key);
+                    let mut declared = false;
+                    if let Some(&id) = n.property_index.get(key.as_str()) {
+                        declared = true;
+                        self.repair(id, item);
+                    }
+                    for (p, id) in &n.pattern_properties {
+                        if p.regex.is_match(key) {
+                            declared = true;
+                            self.repair(*id, item);
+                        }
+                    }
+                    if let (false, Some(id)) = (declared, n.additional_properties) {
+                        self.repair(id, item);
+                    }
+                    self.path.truncate(mark);
+                }
+            }
+            Value::Array(items) => {
+                let first = self.log.len();
+                let mut spans = Vec::with_capacity(items.len());
+                for (i, item) in items.iter_mut().enumerate() {
+                    let Some(id) = n.prefix_items.get(i).copied().or(n.items) else {
+                        break;
+                    };
+                    let mark = self.path.len();
+                    self.path.push('/');
+                    self.path.push_str(&i.to_string());
+                    let start = self.log.len();
+                    self.repair(id, item);
+                    spans.push((start, self.log.len()));
+                    self.path.truncate(mark);
+                }
+                if let (true, Some(item_node)) = (rules.drop_invalid_items, n.items) {
+                    let skip = n.prefix_items.len();
+                    let keep: Vec<bool> = items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| i < skip || is_valid(self.nodes, item_node, item))
+                        .collect();
+                    if keep.contains(&false) {
+                        // Drop the log entries of the items removed.
+                        let logs: Vec<Repair> = self.log.drain(first..).collect();
+                        let mut kept_logs = Vec::new();
+                        for (i, (s, e)) in spans.iter().enumerate() {
+                            if keep.get(i).copied().unwrap_or(true) {
+                                kept_logs.extend(
+                                    logs.get(s - first..e - first)
+                                        .unwrap_or_default()
+                                        .iter()
+                                        .cloned(),
+                                );
+                            }
+                        }
+                        self.log.extend(kept_logs);
+                        let before = Value::Array(items.clone());
+                        let dropped: Vec<String> = keep
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, k)| !**k)
+                            .map(|(i, _)| i.to_string())
+                            .collect();
+                        let mut flags = keep.iter();
+                        items.retain(|_| flags.next().copied().unwrap_or(true));
+                        let after = Value::Array(items.clone());
+                        let what = format!(
+                            "dropped {} invalid item{} ({})",
+                            dropped.len(),
+                            if dropped.len() == 1 { "" } else { "s" },
+                            dropped.join(", ")
+                        );
+                        self.record("drop_invalid_items", &before, &after, what);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn enter(&mut self, segment: &str) -> usize {
+        let mark = self.path.len();
+        self.path.push('/');
+        pointer::push_escaped(&mut self.path, segment);
+        mark
+    }
+}
+
+/// A string that holds exactly one JSON number, as that number.
+fn parse_number(s: &str) -> Option<Number> {
+    match crate::read::read_value(s, 0, 1, true) {
+        Ok((Value::Number(n), _)) => Some(n),
+        _ => None,
+    }
+}
+
+fn float_to_number(f: f64) -> Option<Number> {
+    // Whole floats within i64 become integers, so the output reads `88`, not `88.0`.
+    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+        Some(Number::from(f as i64))
+    } else {
+        Number::from_f64(f)
+    }
+}
+
+/// The nearest allowed bound when `x` is outside the node's range.
+fn clamp(n: &Node, x: &Number) -> Option<Number> {
+    use crate::check::cmp_numbers;
+    use std::cmp::Ordering::{Greater, Less};
+    let integer = n
+        .types
+        .is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
+    // For integers an exclusive bound's nearest allowed value is the next integer inside it.
+    let lower = n.minimum.clone().into_iter().chain(
+        n.exclusive_minimum
+            .as_ref()
+            .filter(|_| integer)
+            .and_then(|b| b.as_f64().and_then(|f| float_to_number(f.floor() + 1.0))),
+    );
+    let upper = n.maximum.clone().into_iter().chain(
+        n.exclusive_maximum
+            .as_ref()
+            .filter(|_| integer)
+            .and_then(|b| b.as_f64().and_then(|f| float_to_number(f.ceil() - 1.0))),
+    );
+    let lower = lower.reduce(|a, b| {
+        if cmp_numbers(&a, &b) == Some(Less) {
+            b
+        } else {
+            a
+        }
+    });
+    let upper = upper.reduce(|a, b| {
+        if cmp_numbers(&a, &b) == Some(Greater) {
+            b
+        } else {
+            a
+        }
+    });
+    let mut out = None;
+    if let Some(lo) = lower {
+        if cmp_numbers(x, &lo) == Some(Less) {
+            out = Some(lo);
+        }
+    }
+    if let Some(hi) = upper {
+        if cmp_numbers(x, &hi) == Some(Greater) {
+            out = Some(hi);
+        }
+    }
+    // Bounds written as 100.0 on an integer node clamp to the integer 100.
+    out.map(|b| {
+        if integer {
+            b.as_f64().and_then(float_to_number).unwrap_or(b)
+        } else {
+            b
+        }
+    })
+}

@@ -1,0 +1,30 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The shared folder (`VOUCH_SHARED`, default `../shared` from the project
+/// root). When it is missing the test says so loudly; under `CI=true` it fails.
+pub fn shared_dir(sub: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("VOUCH_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let dir = root.join(sub);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "SHARED DATA MISSING: {} not found (set VOUCH_SHARED to the shared folder)",
+        dir.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!! {msg}: SKIPPING !!!!!\n");
+    None
+}
+
+/// The project root (for examples/).
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
