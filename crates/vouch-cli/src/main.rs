@@ -1,1 +1,39 @@
-fn main() {}
+//! The `vouch` command: a thin shell over the vouch core.
+//!
+//! Exit codes: 0 accepted and passing, 1 refused, 2 bad invocation or a
+//! contract that does not compile, 3 accepted with gate findings.
+
+mod check;
+mod load;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// vouch: nothing a model says reaches your code unless vouch vouches for it.
+#[derive(Parser)]
+#[command(name = "vouch", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check one model reply against a contract.
+    ///
+    /// Exit codes: 0 accepted (pass), 1 refused, 2 bad invocation or contract,
+    /// 3 accepted with gate findings.
+    ///
+    /// Example: vouch check --contract examples/contracts/plate.json examples/replies/plate/all_false.json
+    Check(check::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check(args) => check::run(&args),
+    };
+    ExitCode::from(code)
+}

@@ -65,6 +65,7 @@ pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
         ProblemCode::DuplicateKey => ("each key once per object", e.detail.clone()),
         ProblemCode::TooDeep => ("shallower nesting", e.detail.clone()),
         ProblemCode::NumberOverflow => ("a number a double can hold", e.detail.clone()),
+        ProblemCode::AmbiguousReply => ("exactly one JSON value", e.detail.clone()),
         _ => (
             "strict JSON",
             format!(
@@ -142,7 +143,14 @@ pub(crate) fn read_reply(
                     return found.map_err(|e| Box::new(read_problem(text, &e)));
                 }
             }
-            Err(Box::new(read_problem(text, &e)))
+            let mut p = read_problem(text, &e);
+            if e.code == ProblemCode::NotJson && unwrap::fence_body(text).is_some() && !unwrap.fence
+            {
+                p.message.push_str(
+                    " (the reply is a Markdown code fence, which this contract does not unwrap)",
+                );
+            }
+            Err(Box::new(p))
         }
     }
 }

@@ -35,7 +35,9 @@ pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<F
     if declared.fence {
         if let Some((start, end)) = fence_body(text) {
             let body = text.get(start..end).unwrap_or_default();
-            let read = read_value(text, start, max_depth, false).and_then(|(value, stop)| {
+            // Parse only up to the closing fence, so a cut-off body reads as `truncated`.
+            let upto = text.get(..end).unwrap_or_default();
+            let read = read_value(upto, start, max_depth, false).and_then(|(value, stop)| {
                 if text
                     .get(stop..end)
                     .is_some_and(|rest| rest.trim().is_empty())
@@ -76,7 +78,7 @@ fn log(text: &str, value: &Value, what: &str) -> Repair {
 
 /// The byte range of the body of a reply that is exactly one fenced block:
 /// ```` ```json ```` or ```` ``` ````, the body, ```` ``` ````.
-fn fence_body(text: &str) -> Option<(usize, usize)> {
+pub(super) fn fence_body(text: &str) -> Option<(usize, usize)> {
     let lead = text.len() - text.trim_start().len();
     let trimmed = text.trim();
     let after_open = trimmed.strip_prefix("```")?;
@@ -175,6 +177,22 @@ mod tests {
         assert!(fence_body("```python\n{}\n```").is_none());
         assert!(fence_body("```json\n{}\n``` and ```json\n{}\n```").is_none());
         assert!(fence_body("{}").is_none());
+    }
+
+    #[test]
+    fn a_cut_off_fence_body_is_truncated() {
+        let found = unwrap(
+            "```json\n{\"a\": 1\n```",
+            128,
+            Unwrap {
+                fence: true,
+                prose: false,
+            },
+        );
+        assert_eq!(
+            found.and_then(Result::err).map(|e| e.code),
+            Some(ProblemCode::Truncated)
+        );
     }
 
     #[test]

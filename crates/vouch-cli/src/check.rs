@@ -1,0 +1,43 @@
+//! `vouch check`: one reply, one verdict.
+
+use std::path::PathBuf;
+
+use crate::load::{self, EXIT_USAGE};
+use crate::render;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The contract: a JSON Schema (2020-12) file, optionally with x-vouch policy.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    contract: PathBuf,
+    /// The reply file, exactly as the model sent it; `-` or nothing reads standard input.
+    #[arg(value_name = "REPLY")]
+    reply: Option<PathBuf>,
+    /// Print exactly one JSON object: {"outcome","pass","value","repairs","findings","problems"}.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &Args) -> u8 {
+    let contract = match load::contract(&args.contract) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("vouch: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let raw = match load::reply(args.reply.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("vouch: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let verdict = contract.check(&raw);
+    if args.json {
+        println!("{}", verdict.to_json());
+    } else {
+        print!("{}", render::human(&verdict));
+    }
+    render::exit_code(&verdict)
+}
