@@ -618,18 +618,20 @@ impl Eval<'_> {
                 .any(|id| self.node(*id, v, &mut Ctx::fast()))
         {
             ok = false;
-            let why = if ctx.report {
-                self.why_not(&n.any_of, v, &ctx.path)
-            } else {
-                String::new()
+            let go_on = match self.fail_choice(&n.any_of, v, ctx) {
+                Some(go_on) => go_on,
+                None => {
+                    let why = self.why_not(&n.any_of, v, ctx);
+                    let count = n.any_of.len();
+                    ctx.fail(
+                        ProblemCode::NoMatch,
+                        || "a value matching one of the alternatives (anyOf)".into(),
+                        v,
+                        || format!("matches none of the {count} alternatives (anyOf){why}"),
+                    )
+                }
             };
-            let count = n.any_of.len();
-            if !ctx.fail(
-                ProblemCode::NoMatch,
-                || "a value matching one of the alternatives (anyOf)".into(),
-                v,
-                || format!("matches none of the {count} alternatives (anyOf){why}"),
-            ) {
+            if !go_on {
                 return false;
             }
         }
@@ -645,27 +647,28 @@ impl Eval<'_> {
             if matching.len() != 1 {
                 ok = false;
                 let count = n.one_of.len();
-                let sentence = || match matching.as_slice() {
-                    [] => format!(
-                        "matches none of the {count} alternatives (oneOf){}",
-                        self.why_not(&n.one_of, v, &ctx.path)
+                let go_on = match (matching.as_slice(), self.fail_choice(&n.one_of, v, ctx)) {
+                    ([], Some(go_on)) => go_on,
+                    ([], None) => {
+                        let why = self.why_not(&n.one_of, v, ctx);
+                        ctx.fail(
+                            ProblemCode::NoMatch,
+                            || "a value matching exactly one alternative (oneOf)".into(),
+                            v,
+                            || format!("matches none of the {count} alternatives (oneOf){why}"),
+                        )
+                    }
+                    (_, _) => ctx.fail(
+                        ProblemCode::NoMatch,
+                        || "a value matching exactly one alternative (oneOf)".into(),
+                        v,
+                        || {
+                            let (a, b) = (matching.first().unwrap_or(&0), matching.get(1).unwrap_or(&0));
+                            format!("matches alternatives {a} and {b}, but exactly one is allowed (oneOf)")
+                        },
                     ),
-                    [a, b, ..] => format!(
-                        "matches alternatives {a} and {b}, but exactly one is allowed (oneOf)"
-                    ),
-                    [_] => String::new(),
                 };
-                let sentence = if ctx.report {
-                    sentence()
-                } else {
-                    String::new()
-                };
-                if !ctx.fail(
-                    ProblemCode::NoMatch,
-                    || "a value matching exactly one alternative (oneOf)".into(),
-                    v,
-                    || sentence,
-                ) {
+                if !go_on {
                     return false;
                 }
             }
@@ -715,11 +718,43 @@ impl Eval<'_> {
         ok
     }
 
-    /// For a message: the first problem of each of the first few alternatives.
-    fn why_not(&self, alternatives: &[NodeId], v: &Value, path: &str) -> String {
+    /// When every alternative is a plain `const`/`enum` (as schemars writes
+    /// documented Rust enums), report the failure as an enum would be:
+    /// `not_allowed`, or `wrong_type` when no value has the reply's type.
+    /// `None` when not reporting or not a plain choice; else whether to go on.
+    fn fail_choice(&self, alternatives: &[NodeId], v: &Value, ctx: &mut Ctx) -> Option<bool> {
+        if !ctx.report {
+            return None;
+        }
+        let mut values = Vec::new();
+        for id in alternatives {
+            values.extend(self.nodes.get(*id).and_then(Node::plain_choice)?);
+        }
+        let same_type = values
+            .iter()
+            .any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
+        let code = if same_type {
+            ProblemCode::NotAllowed
+        } else {
+            ProblemCode::WrongType
+        };
+        Some(ctx.fail(
+            code,
+            || format!("one of {}", list(&values)),
+            v,
+            || format!("{} is not one of {}", excerpt(v), list(&values)),
+        ))
+    }
+
+    /// For a message: the first problem of each of the first few
+    /// alternatives (only when reporting; the fast mode builds no text).
+    fn why_not(&self, alternatives: &[NodeId], v: &Value, ctx: &Ctx) -> String {
         let mut out = String::new();
+        if !ctx.report {
+            return out;
+        }
         for (i, id) in alternatives.iter().enumerate().take(3) {
-            if let Some(p) = problems(self.nodes, *id, v, path, 1).first() {
+            if let Some(p) = problems(self.nodes, *id, v, &ctx.path, 1).first() {
                 let msg = p
                     .message
                     .split_once(": ")

@@ -243,6 +243,51 @@ impl Node {
             .copied()
     }
 
+    /// The values this node allows when it is nothing but a choice (`const`
+    /// or `enum`, perhaps with a `type`), as schemars writes documented enums
+    /// (`oneOf` of `const`s). Used to word a failed `anyOf`/`oneOf` as
+    /// "not one of …".
+    pub fn plain_choice(&self) -> Option<Vec<Value>> {
+        let values = match (&self.constant, &self.enumeration) {
+            (Some(c), None) => vec![c.clone()],
+            (None, Some(e)) => e.clone(),
+            _ => return None,
+        };
+        let bare = !self.never
+            && self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.exclusive_minimum.is_none()
+            && self.exclusive_maximum.is_none()
+            && self.multiple_of.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.pattern.is_none()
+            && self.format.is_none()
+            && self.prefix_items.is_empty()
+            && self.items.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+            && !self.unique_items
+            && self.contains.is_none()
+            && self.properties.is_empty()
+            && self.required.is_empty()
+            && self.pattern_properties.is_empty()
+            && self.additional_properties.is_none()
+            && self.property_names.is_none()
+            && self.min_properties.is_none()
+            && self.max_properties.is_none()
+            && self.dependent_required.is_empty()
+            && self.in_place().next().is_none()
+            && self.policy.is_none();
+        // A `type` beside the choice only narrows it; keep the values it admits.
+        bare.then(|| {
+            values
+                .into_iter()
+                .filter(|v| self.types.is_none_or(|t| t.admits(v)))
+                .collect()
+        })
+    }
+
     /// Every subschema, whatever its role.
     pub fn children(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.in_place()
