@@ -1,0 +1,215 @@
+//! The `vouch` command, run as a user runs it: exit codes, JSON output, the
+//! human output (snapshots), and errors that name the file and location.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn vouch(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // The command may exit before reading (a bad contract): a closed pipe is fine.
+    let _ = input.write_all(stdin.unwrap_or_default());
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn every_bundled_reply_gets_the_same_verdict_from_the_command() {
+    let expect: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("examples/replies/expect.json")).unwrap(),
+    )
+    .unwrap();
+    for (file, want) in expect.as_object().unwrap() {
+        let reply = format!("examples/replies/{file}");
+        let out = vouch(
+            &[
+                "check",
+                "--contract",
+                &format!("examples/{}", want["contract"].as_str().unwrap()),
+                &reply,
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(want["exit"].as_i64().unwrap() as i32),
+            "{file}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        assert_eq!(
+            stdout.lines().count(),
+            1,
+            "exactly one JSON object: {stdout}"
+        );
+        let got: Value = serde_json::from_str(&stdout).unwrap();
+        for key in [
+            "outcome", "pass", "value", "repairs", "findings", "problems",
+        ] {
+            assert!(got.get(key).is_some(), "{file}: missing key {key}");
+        }
+        assert_eq!(got["outcome"], want["outcome"], "{file}");
+        if let Some(problems) = want.get("problems") {
+            let codes: Vec<Value> = got["problems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| json!({"code": p["code"], "class": p["class"], "path": p["path"]}))
+                .collect();
+            assert_eq!(&Value::Array(codes), problems, "{file}");
+            for p in got["problems"].as_array().unwrap() {
+                assert!(p["message"].as_str().is_some_and(|m| !m.is_empty()));
+            }
+        }
+    }
+}
+
+#[test]
+fn reads_the_reply_from_stdin() {
+    let contract = "examples/contracts/plate.json";
+    let ok = br#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#;
+    assert_eq!(
+        vouch(&["check", "-c", contract], Some(ok)).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        vouch(&["check", "-c", contract, "-"], Some(ok))
+            .status
+            .code(),
+        Some(0)
+    );
+    let out = vouch(&["check", "-c", contract, "--json"], Some(b"{}"));
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["value"], Value::Null);
+    assert_eq!(v["pass"], json!(false));
+    assert_eq!(v["problems"][0]["code"], json!("missing"));
+    assert_eq!(v["problems"][0]["class"], json!("no_answer"));
+}
+
+#[test]
+fn human_output() {
+    let check = |contract: &str, reply: &str| {
+        let out = vouch(
+            &[
+                "check",
+                "-c",
+                &format!("examples/contracts/{contract}"),
+                &format!("examples/replies/{reply}"),
+            ],
+            None,
+        );
+        format!("exit {}\n{}", out.status.code().unwrap(), text(&out.stdout))
+    };
+    insta::assert_snapshot!("pass", check("plate.json", "plate/all_false.json"));
+    insta::assert_snapshot!(
+        "finding",
+        check("plate.json", "plate/product_in_frame.json")
+    );
+    insta::assert_snapshot!(
+        "refused_missing",
+        check("plate.json", "plate/empty_object.json")
+    );
+    insta::assert_snapshot!("refused_fence", check("plate.json", "plate/fenced.md"));
+    insta::assert_snapshot!(
+        "refused_bad_answer",
+        check("eligibility.json", "eligibility/status_likely.json")
+    );
+    insta::assert_snapshot!(
+        "repaired",
+        check("eligibility.json", "eligibility/repaired.json")
+    );
+}
+
+fn scratch(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("vouch-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+#[test]
+fn contract_errors_exit_2_naming_file_and_location() {
+    let bad_json = scratch("bad.json", "{\n  \"type\": \"object\",\n}\n");
+    let out = vouch(&["check", "-c", bad_json.to_str().unwrap()], Some(b"{}"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("line 3 column 1"),
+        "{err}"
+    );
+
+    let bad_schema = scratch(
+        "bad_schema.json",
+        r#"{"properties": {"score": {"type": "integer", "maximun": 100}}}"#,
+    );
+    let out = vouch(&["check", "-c", bad_schema.to_str().unwrap()], Some(b"{}"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad_schema.json: /properties/score: maximun: unknown keyword"),
+        "{err}"
+    );
+
+    let out = vouch(&["check", "-c", "no/such/contract.json"], Some(b"{}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no/such/contract.json"));
+
+    let out = vouch(
+        &[
+            "check",
+            "-c",
+            "examples/contracts/plate.json",
+            "no/such/reply.json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no/such/reply.json"));
+}
+
+#[test]
+fn bad_invocation_exits_2_and_help_has_an_example() {
+    assert_eq!(vouch(&["check"], None).status.code(), Some(2));
+    assert_eq!(vouch(&["frobnicate"], None).status.code(), Some(2));
+    let help = vouch(&["check", "--help"], None);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(text(&help.stdout).contains("Example: vouch check"));
+}
+
+#[test]
+fn invalid_utf8_reply_is_refused_not_an_error() {
+    let out = vouch(
+        &["check", "-c", "examples/contracts/plate.json", "--json"],
+        Some(b"{\"a\": \"\xff\"}"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["problems"][0]["code"], json!("not_json"));
+}
