@@ -12,8 +12,8 @@ pub const EXIT_USAGE: u8 = 2;
 /// it the problem is (line and column for JSON syntax, a JSON Pointer for the
 /// schema).
 pub fn contract(path: &Path) -> Result<Contract, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the contract: {e}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the contract: {e}", path.display()))?;
     Contract::from_json_str(&text).map_err(|e| match e.kind {
         CompileErrorKind::NotJson => format!("{}: {}", path.display(), e.message),
         _ => format!("{}: {e}", path.display()),
@@ -26,16 +26,12 @@ pub fn reply(path: Option<&Path>) -> Result<Vec<u8>, String> {
     match path {
         None => stdin(),
         Some(p) if p == Path::new("-") => stdin(),
-        Some(p) => {
-            std::fs::read(p).map_err(|e| format!("{}: cannot read the reply: {e}", p.display()))
-        }
+        Some(p) => std::fs::read(p).map_err(|e| format!("{}: cannot read the reply: {e}", p.display())),
     }
 }
 
 fn stdin() -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
     Ok(buf)
 }

@@ -33,24 +33,20 @@ pub fn human(verdict: &Verdict) -> String {
                 let _ = writeln!(out, "accepted: pass");
             } else {
                 let n = a.findings.len();
-                let _ = writeln!(out, "accepted with {n} finding{}: the model answered, and the answer fails the gate", if n == 1 { "" } else { "s" });
-            }
-            for f in &a.findings {
                 let _ = writeln!(
                     out,
-                    "  finding  {}: {}",
-                    if f.path.is_empty() { "(root)" } else { &f.path },
-                    f.message
+                    "accepted with {n} finding{}: the model answered, and the answer fails the gate",
+                    if n == 1 { "" } else { "s" }
                 );
+            }
+            for f in &a.findings {
+                let _ =
+                    writeln!(out, "  finding  {}: {}", if f.path.is_empty() { "(root)" } else { &f.path }, f.message);
             }
             for r in &a.repairs {
                 let _ = writeln!(out, "  repaired {:<18} {}", r.rule, r.message);
             }
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&a.value).unwrap_or_default()
-            );
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&a.value).unwrap_or_default());
         }
     }
     out

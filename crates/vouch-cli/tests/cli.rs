@@ -1,11 +1,6 @@
 //! The `vouch` command, run as a user runs it: exit codes, JSON output, the
 //! human output (snapshots), and errors that name the file and location.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,38 +34,19 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn every_bundled_reply_gets_the_same_verdict_from_the_command() {
-    let expect: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("examples/replies/expect.json")).unwrap(),
-    )
-    .unwrap();
+    let expect: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("examples/replies/expect.json")).unwrap()).unwrap();
     for (file, want) in expect.as_object().unwrap() {
         let reply = format!("examples/replies/{file}");
         let out = vouch(
-            &[
-                "check",
-                "--contract",
-                &format!("examples/{}", want["contract"].as_str().unwrap()),
-                &reply,
-                "--json",
-            ],
+            &["check", "--contract", &format!("examples/{}", want["contract"].as_str().unwrap()), &reply, "--json"],
             None,
         );
-        assert_eq!(
-            out.status.code(),
-            Some(want["exit"].as_i64().unwrap() as i32),
-            "{file}: {}",
-            text(&out.stderr)
-        );
+        assert_eq!(out.status.code(), Some(want["exit"].as_i64().unwrap() as i32), "{file}: {}", text(&out.stderr));
         let stdout = text(&out.stdout);
-        assert_eq!(
-            stdout.lines().count(),
-            1,
-            "exactly one JSON object: {stdout}"
-        );
+        assert_eq!(stdout.lines().count(), 1, "exactly one JSON object: {stdout}");
         let got: Value = serde_json::from_str(&stdout).unwrap();
-        for key in [
-            "outcome", "pass", "value", "repairs", "findings", "problems",
-        ] {
+        for key in ["outcome", "pass", "value", "repairs", "findings", "problems"] {
             assert!(got.get(key).is_some(), "{file}: missing key {key}");
         }
         assert_eq!(got["outcome"], want["outcome"], "{file}");
@@ -93,16 +69,8 @@ fn every_bundled_reply_gets_the_same_verdict_from_the_command() {
 fn reads_the_reply_from_stdin() {
     let contract = "examples/contracts/plate.json";
     let ok = br#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#;
-    assert_eq!(
-        vouch(&["check", "-c", contract], Some(ok)).status.code(),
-        Some(0)
-    );
-    assert_eq!(
-        vouch(&["check", "-c", contract, "-"], Some(ok))
-            .status
-            .code(),
-        Some(0)
-    );
+    assert_eq!(vouch(&["check", "-c", contract], Some(ok)).status.code(), Some(0));
+    assert_eq!(vouch(&["check", "-c", contract, "-"], Some(ok)).status.code(), Some(0));
     let out = vouch(&["check", "-c", contract, "--json"], Some(b"{}"));
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -116,34 +84,17 @@ fn reads_the_reply_from_stdin() {
 fn human_output() {
     let check = |contract: &str, reply: &str| {
         let out = vouch(
-            &[
-                "check",
-                "-c",
-                &format!("examples/contracts/{contract}"),
-                &format!("examples/replies/{reply}"),
-            ],
+            &["check", "-c", &format!("examples/contracts/{contract}"), &format!("examples/replies/{reply}")],
             None,
         );
         format!("exit {}\n{}", out.status.code().unwrap(), text(&out.stdout))
     };
     insta::assert_snapshot!("pass", check("plate.json", "plate/all_false.json"));
-    insta::assert_snapshot!(
-        "finding",
-        check("plate.json", "plate/product_in_frame.json")
-    );
-    insta::assert_snapshot!(
-        "refused_missing",
-        check("plate.json", "plate/empty_object.json")
-    );
+    insta::assert_snapshot!("finding", check("plate.json", "plate/product_in_frame.json"));
+    insta::assert_snapshot!("refused_missing", check("plate.json", "plate/empty_object.json"));
     insta::assert_snapshot!("refused_fence", check("plate.json", "plate/fenced.md"));
-    insta::assert_snapshot!(
-        "refused_bad_answer",
-        check("eligibility.json", "eligibility/status_likely.json")
-    );
-    insta::assert_snapshot!(
-        "repaired",
-        check("eligibility.json", "eligibility/repaired.json")
-    );
+    insta::assert_snapshot!("refused_bad_answer", check("eligibility.json", "eligibility/status_likely.json"));
+    insta::assert_snapshot!("repaired", check("eligibility.json", "eligibility/repaired.json"));
 }
 
 fn scratch(name: &str, content: &str) -> PathBuf {
@@ -160,36 +111,19 @@ fn contract_errors_exit_2_naming_file_and_location() {
     let out = vouch(&["check", "-c", bad_json.to_str().unwrap()], Some(b"{}"));
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(
-        err.contains("bad.json") && err.contains("line 3 column 1"),
-        "{err}"
-    );
+    assert!(err.contains("bad.json") && err.contains("line 3 column 1"), "{err}");
 
-    let bad_schema = scratch(
-        "bad_schema.json",
-        r#"{"properties": {"score": {"type": "integer", "maximun": 100}}}"#,
-    );
+    let bad_schema = scratch("bad_schema.json", r#"{"properties": {"score": {"type": "integer", "maximun": 100}}}"#);
     let out = vouch(&["check", "-c", bad_schema.to_str().unwrap()], Some(b"{}"));
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(
-        err.contains("bad_schema.json: /properties/score: maximun: unknown keyword"),
-        "{err}"
-    );
+    assert!(err.contains("bad_schema.json: /properties/score: maximun: unknown keyword"), "{err}");
 
     let out = vouch(&["check", "-c", "no/such/contract.json"], Some(b"{}"));
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no/such/contract.json"));
 
-    let out = vouch(
-        &[
-            "check",
-            "-c",
-            "examples/contracts/plate.json",
-            "no/such/reply.json",
-        ],
-        None,
-    );
+    let out = vouch(&["check", "-c", "examples/contracts/plate.json", "no/such/reply.json"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no/such/reply.json"));
 }
@@ -205,10 +139,7 @@ fn bad_invocation_exits_2_and_help_has_an_example() {
 
 #[test]
 fn invalid_utf8_reply_is_refused_not_an_error() {
-    let out = vouch(
-        &["check", "-c", "examples/contracts/plate.json", "--json"],
-        Some(b"{\"a\": \"\xff\"}"),
-    );
+    let out = vouch(&["check", "-c", "examples/contracts/plate.json", "--json"], Some(b"{\"a\": \"\xff\"}"));
     assert_eq!(out.status.code(), Some(1));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["problems"][0]["code"], json!("not_json"));

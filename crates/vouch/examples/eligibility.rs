@@ -72,23 +72,20 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let messy = r#"{"verdict": "eligible", "matchScore": "105", "summary": "  Meets every requirement. ",
         "criteria": [{"criterion": "residency", "status": "pass"}], "recommendations": [1, "Bring a transcript", null]}"#;
-    let vouched = contract
-        .check_as::<EligibilityVerdict>(messy)
-        .map_err(|r| format!("{:?}", r.problems))?;
+    let vouched = contract.check_as::<EligibilityVerdict>(messy).map_err(|r| format!("{:?}", r.problems))?;
     assert_eq!(vouched.value.match_score, 100);
     assert_eq!(vouched.value.summary, "Meets every requirement.");
-    assert_eq!(vouched.value.criteria[0].reason, "");
+    assert!(vouched.value.criteria.iter().all(|c| c.reason.is_empty()));
     assert_eq!(vouched.value.recommendations, ["Bring a transcript"]);
     for repair in &vouched.repairs {
         println!("repaired: {}", repair.message);
     }
 
     let wrong = r#"{"verdict": "likely", "matchScore": 80, "summary": "ok", "criteria": [], "recommendations": []}"#;
-    let refused = contract
-        .check_as::<EligibilityVerdict>(wrong)
-        .err()
-        .ok_or("an invented verdict was accepted")?;
-    assert_eq!(refused.problems[0].path, "/verdict");
-    println!("refused: {}", refused.problems[0].message);
+    let refused = contract.check_as::<EligibilityVerdict>(wrong).err().ok_or("an invented verdict was accepted")?;
+    assert!(refused.problems.iter().any(|p| p.path == "/verdict"));
+    for problem in &refused.problems {
+        println!("refused: {problem}");
+    }
     Ok(())
 }

@@ -29,34 +29,26 @@ pub struct PlateReadBack {
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let contract = Contract::of::<PlateReadBack>()?;
 
-    let clean = contract.check_as::<PlateReadBack>(
-        r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#,
-    );
+    let clean = contract
+        .check_as::<PlateReadBack>(r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#);
     let clean = clean.map_err(|r| format!("{:?}", r.problems))?;
     assert!(clean.findings.is_empty());
     println!("pass: {:?}", clean.value);
 
-    let dirty = contract.check_as::<PlateReadBack>(
-        r#"{"productPresent":true,"productTextPresent":false,"garbledText":false}"#,
-    );
+    let dirty =
+        contract.check_as::<PlateReadBack>(r#"{"productPresent":true,"productTextPresent":false,"garbledText":false}"#);
     let dirty = dirty.map_err(|r| format!("{:?}", r.problems))?;
     assert_eq!(dirty.findings.len(), 1);
-    println!(
-        "finding: {} at {}",
-        dirty.findings[0].message, dirty.findings[0].path
-    );
+    for finding in &dirty.findings {
+        println!("finding: {} at {}", finding.message, finding.path);
+    }
 
-    for reply in [
-        "{}",
-        "true",
-        r#"{"productPresent":"no","productTextPresent":false,"garbledText":false}"#,
-    ] {
-        let refused = contract
-            .check_as::<PlateReadBack>(reply)
-            .err()
-            .ok_or("a non-answer was accepted")?;
+    for reply in ["{}", "true", r#"{"productPresent":"no","productTextPresent":false,"garbledText":false}"#] {
+        let refused = contract.check_as::<PlateReadBack>(reply).err().ok_or("a non-answer was accepted")?;
         assert_eq!(refused.class(), vouch::ProblemClass::NoAnswer);
-        println!("refused {reply}: {}", refused.problems[0].message);
+        for problem in &refused.problems {
+            println!("refused {reply}: {problem}");
+        }
     }
     Ok(())
 }

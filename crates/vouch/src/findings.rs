@@ -12,21 +12,16 @@ use crate::verdict::Finding;
 
 /// Walk the accepted value the way the contract applies to it (through
 /// `$ref`, `allOf`, properties and items) and collect findings in order.
-pub(crate) fn collect(
-    nodes: &[Node],
-    id: NodeId,
-    v: &Value,
-    path: &mut String,
-    out: &mut Vec<Finding>,
-) {
+pub(crate) fn collect(nodes: &[Node], id: NodeId, v: &Value, path: &mut String, out: &mut Vec<Finding>) {
+    crate::deeper(|| collect_here(nodes, id, v, path, out));
+}
+
+fn collect_here(nodes: &[Node], id: NodeId, v: &Value, path: &mut String, out: &mut Vec<Finding>) {
     let Some(n) = nodes.get(id) else { return };
     if let Some(policy) = &n.policy {
         for rule in &policy.findings {
             if is_valid(nodes, rule.when, v) {
-                out.push(Finding {
-                    path: path.clone(),
-                    message: rule.message.clone(),
-                });
+                out.push(Finding { path: path.clone(), message: rule.message.clone() });
             }
         }
     }

@@ -54,6 +54,12 @@ mod verdict;
 pub use check::format::Format;
 pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
 pub use read::{Limits, Unwrap};
-pub use verdict::{
-    Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict,
-};
+pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
+
+/// Run one level of a recursion that a reply or a contract can make deep
+/// (a recursive schema times nested applicators times reply depth), on a
+/// stack that grows on the heap when the thread's own runs low: depth is
+/// bounded by the limits, and no input can overflow the stack.
+pub(crate) fn deeper<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+}

@@ -24,11 +24,7 @@ pub(crate) struct Repairer<'c> {
 
 impl<'c> Repairer<'c> {
     pub fn new(nodes: &'c [Node]) -> Self {
-        Self {
-            nodes,
-            log: Vec::new(),
-            path: String::new(),
-        }
+        Self { nodes, log: Vec::new(), path: String::new() }
     }
 
     fn record(&mut self, rule: &str, before: &Value, after: &Value, what: String) {
@@ -55,6 +51,10 @@ impl<'c> Repairer<'c> {
     }
 
     pub fn repair(&mut self, id: NodeId, v: &mut Value) {
+        crate::deeper(|| self.repair_here(id, v));
+    }
+
+    fn repair_here(&mut self, id: NodeId, v: &mut Value) {
         let Some(n) = self.nodes.get(id) else { return };
         let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
         let default = n.policy.as_ref().and_then(|p| p.default.as_ref());
@@ -63,12 +63,7 @@ impl<'c> Repairer<'c> {
 
         if let Some(d) = default {
             if v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL)) {
-                self.record(
-                    "default",
-                    v,
-                    d,
-                    format!("null replaced by the default {}", excerpt(d)),
-                );
+                self.record("default", v, d, format!("null replaced by the default {}", excerpt(d)));
                 *v = d.clone();
             }
         }
@@ -85,11 +80,7 @@ impl<'c> Repairer<'c> {
                     "default_if_invalid",
                     &before,
                     d,
-                    format!(
-                        "{} is invalid, replaced by the default {}",
-                        excerpt(&before),
-                        excerpt(d)
-                    ),
+                    format!("{} is invalid, replaced by the default {}", excerpt(&before), excerpt(d)),
                 );
                 *v = d.clone();
             }
@@ -110,12 +101,7 @@ impl<'c> Repairer<'c> {
                     }
                 };
                 if let Some(c) = coerced {
-                    self.record(
-                        "coerce",
-                        v,
-                        &c,
-                        format!("{} coerced to {}", excerpt(v), excerpt(&c)),
-                    );
+                    self.record("coerce", v, &c, format!("{} coerced to {}", excerpt(v), excerpt(&c)));
                     *v = c;
                 }
             }
@@ -125,12 +111,7 @@ impl<'c> Repairer<'c> {
                 if !is_integer(x) {
                     if let Some(r) = x.as_f64().map(f64::round).and_then(float_to_number) {
                         let after = Value::Number(r);
-                        self.record(
-                            "round",
-                            v,
-                            &after,
-                            format!("{} rounded to {}", excerpt(v), excerpt(&after)),
-                        );
+                        self.record("round", v, &after, format!("{} rounded to {}", excerpt(v), excerpt(&after)));
                         *v = after;
                     }
                 }
@@ -140,12 +121,7 @@ impl<'c> Repairer<'c> {
             if let Value::Number(x) = &*v {
                 if let Some(c) = clamp(n, x) {
                     let after = Value::Number(c);
-                    self.record(
-                        "clamp",
-                        v,
-                        &after,
-                        format!("{} clamped to {}", excerpt(v), excerpt(&after)),
-                    );
+                    self.record("clamp", v, &after, format!("{} clamped to {}", excerpt(v), excerpt(&after)));
                     *v = after;
                 }
             }
@@ -157,12 +133,7 @@ impl<'c> Repairer<'c> {
                     let before = Value::String(s.clone());
                     *s = t.to_owned();
                     let after = Value::String(s.clone());
-                    self.record(
-                        "trim",
-                        &before,
-                        &after,
-                        "leading and trailing white space trimmed".into(),
-                    );
+                    self.record("trim", &before, &after, "leading and trailing white space trimmed".into());
                 }
             }
         }
@@ -170,17 +141,10 @@ impl<'c> Repairer<'c> {
             if let (Value::String(s), Some(members)) = (&*v, &n.enumeration) {
                 if !members.iter().any(|m| m.as_str() == Some(s)) {
                     let lower = s.to_lowercase();
-                    let mut hits = members
-                        .iter()
-                        .filter(|m| m.as_str().is_some_and(|m| m.to_lowercase() == lower));
+                    let mut hits = members.iter().filter(|m| m.as_str().is_some_and(|m| m.to_lowercase() == lower));
                     if let (Some(hit), None) = (hits.next(), hits.next()) {
                         let after = hit.clone();
-                        self.record(
-                            "enum_case",
-                            v,
-                            &after,
-                            format!("{} matched to {}", excerpt(v), excerpt(&after)),
-                        );
+                        self.record("enum_case", v, &after, format!("{} matched to {}", excerpt(v), excerpt(&after)));
                         *v = after;
                     }
                 }
@@ -192,12 +156,7 @@ impl<'c> Repairer<'c> {
                 let before = Value::String(s.clone());
                 s.truncate(cut);
                 let after = Value::String(s.clone());
-                self.record(
-                    "truncate",
-                    &before,
-                    &after,
-                    format!("cut to {max} characters"),
-                );
+                self.record("truncate", &before, &after, format!("cut to {max} characters"));
             }
         }
         if let (true, Value::Object(map)) = (rules.strip_unknown, &mut *v) {
@@ -205,10 +164,7 @@ impl<'c> Repairer<'c> {
                 .keys()
                 .filter(|k| {
                     !n.property_index.contains_key(k.as_str())
-                        && !n
-                            .pattern_properties
-                            .iter()
-                            .any(|(p, _)| p.regex.is_match(k))
+                        && !n.pattern_properties.iter().any(|(p, _)| p.regex.is_match(k))
                 })
                 .cloned()
                 .collect();
@@ -217,12 +173,7 @@ impl<'c> Repairer<'c> {
                     let mark = self.path.len();
                     self.path.push('/');
                     pointer::push_escaped(&mut self.path, &key);
-                    self.record(
-                        "strip_unknown",
-                        &before,
-                        &Value::Null,
-                        "undeclared property removed".into(),
-                    );
+                    self.record("strip_unknown", &before, &Value::Null, "undeclared property removed".into());
                     self.path.truncate(mark);
                 }
             }
@@ -294,22 +245,13 @@ impl<'c> Repairer<'c> {
                         let mut kept_logs = Vec::new();
                         for (i, (s, e)) in spans.iter().enumerate() {
                             if keep.get(i).copied().unwrap_or(true) {
-                                kept_logs.extend(
-                                    logs.get(s - first..e - first)
-                                        .unwrap_or_default()
-                                        .iter()
-                                        .cloned(),
-                                );
+                                kept_logs.extend(logs.get(s - first..e - first).unwrap_or_default().iter().cloned());
                             }
                         }
                         self.log.extend(kept_logs);
                         let before = Value::Array(items.clone());
-                        let dropped: Vec<String> = keep
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, k)| !**k)
-                            .map(|(i, _)| i.to_string())
-                            .collect();
+                        let dropped: Vec<String> =
+                            keep.iter().enumerate().filter(|(_, k)| !**k).map(|(i, _)| i.to_string()).collect();
                         let mut flags = keep.iter();
                         items.retain(|_| flags.next().copied().unwrap_or(true));
                         let after = Value::Array(items.clone());
@@ -356,9 +298,7 @@ fn float_to_number(f: f64) -> Option<Number> {
 fn clamp(n: &Node, x: &Number) -> Option<Number> {
     use crate::check::cmp_numbers;
     use std::cmp::Ordering::{Greater, Less};
-    let integer = n
-        .types
-        .is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
+    let integer = n.types.is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
     // For integers an exclusive bound's nearest allowed value is the next integer inside it.
     let lower = n.minimum.clone().into_iter().chain(
         n.exclusive_minimum
@@ -372,20 +312,8 @@ fn clamp(n: &Node, x: &Number) -> Option<Number> {
             .filter(|_| integer)
             .and_then(|b| b.as_f64().and_then(|f| float_to_number(f.ceil() - 1.0))),
     );
-    let lower = lower.reduce(|a, b| {
-        if cmp_numbers(&a, &b) == Some(Less) {
-            b
-        } else {
-            a
-        }
-    });
-    let upper = upper.reduce(|a, b| {
-        if cmp_numbers(&a, &b) == Some(Greater) {
-            b
-        } else {
-            a
-        }
-    });
+    let lower = lower.reduce(|a, b| if cmp_numbers(&a, &b) == Some(Less) { b } else { a });
+    let upper = upper.reduce(|a, b| if cmp_numbers(&a, &b) == Some(Greater) { b } else { a });
     let mut out = None;
     if let Some(lo) = lower {
         if cmp_numbers(x, &lo) == Some(Less) {
@@ -398,11 +326,5 @@ fn clamp(n: &Node, x: &Number) -> Option<Number> {
         }
     }
     // Bounds written as 100.0 on an integer node clamp to the integer 100.
-    out.map(|b| {
-        if integer {
-            b.as_f64().and_then(float_to_number).unwrap_or(b)
-        } else {
-            b
-        }
-    })
+    out.map(|b| if integer { b.as_f64().and_then(float_to_number).unwrap_or(b) } else { b })
 }

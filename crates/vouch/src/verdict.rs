@@ -175,13 +175,7 @@ pub struct Problem {
 impl Problem {
     /// A problem at `path`; the message is built from the parts.
     #[must_use]
-    pub fn new(
-        code: ProblemCode,
-        path: &str,
-        expected: String,
-        got: String,
-        sentence: &str,
-    ) -> Self {
+    pub fn new(code: ProblemCode, path: &str, expected: String, got: String, sentence: &str) -> Self {
         Self {
             code,
             class: code.class(),
@@ -248,11 +242,7 @@ impl Refused {
     /// `bad_answer`.
     #[must_use]
     pub fn class(&self) -> ProblemClass {
-        if self
-            .problems
-            .iter()
-            .any(|p| p.class == ProblemClass::NoAnswer)
-        {
+        if self.problems.iter().any(|p| p.class == ProblemClass::NoAnswer) {
             ProblemClass::NoAnswer
         } else {
             ProblemClass::BadAnswer
@@ -370,10 +360,7 @@ pub(crate) const EXCERPT_CHARS: usize = 80;
 #[must_use]
 pub(crate) fn excerpt(value: &Value) -> String {
     // Serialize into a bounded writer so a huge value costs no more than the excerpt.
-    let mut w = BoundedWriter {
-        buf: String::new(),
-        full: false,
-    };
+    let mut w = BoundedWriter { buf: String::new(), full: false };
     let _ = serde_json::to_writer(&mut w, value);
     if w.full {
         w.buf.push('…');
@@ -445,9 +432,6 @@ mod tests {
         assert_eq!(ProblemCode::Missing.class(), ProblemClass::NoAnswer);
         assert_eq!(ProblemCode::WrongType.class(), ProblemClass::NoAnswer);
         assert_eq!(ProblemCode::NotAllowed.class(), ProblemClass::BadAnswer);
-        assert_eq!(
-            serde_json::to_value(ProblemCode::NotJson).ok(),
-            Some(json!("not_json"))
-        );
+        assert_eq!(serde_json::to_value(ProblemCode::NotJson).ok(), Some(json!("not_json")));
     }
 }

@@ -1,11 +1,6 @@
 //! A contract never silently drops a constraint: everything vouch would have
 //! to ignore is a compile error naming the keyword and its location.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use serde_json::json;
 use vouch::{CompileErrorKind as Kind, Contract};
@@ -19,107 +14,39 @@ fn error(schema: serde_json::Value) -> vouch::CompileError {
 
 fn assert_error(schema: serde_json::Value, kind: Kind, keyword: &str, location: &str) {
     let e = error(schema.clone());
-    assert_eq!(
-        (e.kind, e.keyword.as_str(), e.location.as_str()),
-        (kind, keyword, location),
-        "{schema}: {e}"
-    );
+    assert_eq!((e.kind, e.keyword.as_str(), e.location.as_str()), (kind, keyword, location), "{schema}: {e}");
 }
 
 #[test]
 fn unknown_and_unsupported_keywords() {
-    assert_error(
-        json!({"type": "object", "propertees": {}}),
-        Kind::UnknownKeyword,
-        "propertees",
-        "",
-    );
-    assert_error(
-        json!({"properties": {"a": {"maxLenght": 3}}}),
-        Kind::UnknownKeyword,
-        "maxLenght",
-        "/properties/a",
-    );
-    assert_error(
-        json!({"unevaluatedProperties": false}),
-        Kind::Unsupported,
-        "unevaluatedProperties",
-        "",
-    );
-    assert_error(
-        json!({"items": {"$anchor": "x"}}),
-        Kind::Unsupported,
-        "$anchor",
-        "/items",
-    );
-    assert_error(
-        json!({"dependencies": {}}),
-        Kind::Unsupported,
-        "dependencies",
-        "",
-    );
-    assert_error(
-        json!({"contentMediaType": "application/json"}),
-        Kind::Unsupported,
-        "contentMediaType",
-        "",
-    );
-    assert_error(
-        json!({"properties": {"a": {"$id": "x"}}}),
-        Kind::Unsupported,
-        "$id",
-        "/properties/a",
-    );
-    assert_error(
-        json!({"$schema": "http://example.com/custom"}),
-        Kind::Unsupported,
-        "$schema",
-        "",
-    );
+    assert_error(json!({"type": "object", "propertees": {}}), Kind::UnknownKeyword, "propertees", "");
+    assert_error(json!({"properties": {"a": {"maxLenght": 3}}}), Kind::UnknownKeyword, "maxLenght", "/properties/a");
+    assert_error(json!({"unevaluatedProperties": false}), Kind::Unsupported, "unevaluatedProperties", "");
+    assert_error(json!({"items": {"$anchor": "x"}}), Kind::Unsupported, "$anchor", "/items");
+    assert_error(json!({"dependencies": {}}), Kind::Unsupported, "dependencies", "");
+    assert_error(json!({"contentMediaType": "application/json"}), Kind::Unsupported, "contentMediaType", "");
+    assert_error(json!({"properties": {"a": {"$id": "x"}}}), Kind::Unsupported, "$id", "/properties/a");
+    assert_error(json!({"$schema": "http://example.com/custom"}), Kind::Unsupported, "$schema", "");
 }
 
 #[test]
 fn formats_are_asserted_or_refused() {
-    assert_error(
-        json!({"format": "idn-hostname"}),
-        Kind::UnknownFormat,
-        "format",
-        "",
-    );
+    assert_error(json!({"format": "idn-hostname"}), Kind::UnknownFormat, "format", "");
     assert_error(
         json!({"properties": {"when": {"format": "datetime"}}}),
         Kind::UnknownFormat,
         "format",
         "/properties/when",
     );
-    for f in [
-        "date",
-        "date-time",
-        "time",
-        "email",
-        "uuid",
-        "uri",
-        "ipv4",
-        "ipv6",
-    ] {
+    for f in ["date", "date-time", "time", "email", "uuid", "uri", "ipv4", "ipv6"] {
         assert!(Contract::from_value(json!({"format": f})).is_ok(), "{f}");
     }
 }
 
 #[test]
 fn references() {
-    assert_error(
-        json!({"$ref": "https://example.com/schema.json"}),
-        Kind::RemoteRef,
-        "$ref",
-        "",
-    );
-    assert_error(
-        json!({"$ref": "other.json#/a"}),
-        Kind::RemoteRef,
-        "$ref",
-        "",
-    );
+    assert_error(json!({"$ref": "https://example.com/schema.json"}), Kind::RemoteRef, "$ref", "");
+    assert_error(json!({"$ref": "other.json#/a"}), Kind::RemoteRef, "$ref", "");
     assert_error(
         json!({"properties": {"a": {"$ref": "#/$defs/missing"}}}),
         Kind::UnresolvedRef,
@@ -137,21 +64,16 @@ fn references() {
     // A recursive schema that descends into the value is fine.
     let tree = Contract::from_value(json!({"$defs": {"node": {"type": "object", "properties": {
         "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "additionalProperties": false}},
-        "$ref": "#/$defs/node"})).unwrap();
-    assert!(tree
-        .check(r#"{"children": [{"children": []}, {}]}"#)
-        .is_pass());
+        "$ref": "#/$defs/node"}))
+    .unwrap();
+    assert!(tree.check(r#"{"children": [{"children": []}, {}]}"#).is_pass());
     assert_eq!(
-        tree.check(r#"{"children": [{"children": [{"x": 1}]}]}"#)
-            .problems()[0]
-            .path,
+        tree.check(r#"{"children": [{"children": [{"x": 1}]}]}"#).problems()[0].path,
         "/children/0/children/0/x"
     );
     // A root $id makes references through it local.
-    let by_id = Contract::from_value(
-        json!({"$id": "https://example.com/s", "$defs": {"n": {"type": "integer"}},
-        "$ref": "https://example.com/s#/$defs/n"}),
-    )
+    let by_id = Contract::from_value(json!({"$id": "https://example.com/s", "$defs": {"n": {"type": "integer"}},
+        "$ref": "https://example.com/s#/$defs/n"}))
     .unwrap();
     assert!(!by_id.check("\"x\"").is_accepted());
 }
@@ -162,11 +84,7 @@ fn malformed_keyword_values() {
         (json!({"type": "text"}), "type", ""),
         (json!({"type": ["string", "string"]}), "type", ""),
         (json!({"minimum": "0"}), "minimum", ""),
-        (
-            json!({"properties": {"a": {"maxLength": -1}}}),
-            "maxLength",
-            "/properties/a",
-        ),
+        (json!({"properties": {"a": {"maxLength": -1}}}), "maxLength", "/properties/a"),
         (json!({"minItems": 1.5}), "minItems", ""),
         (json!({"multipleOf": 0}), "multipleOf", ""),
         (json!({"required": "a"}), "required", ""),
@@ -179,27 +97,14 @@ fn malformed_keyword_values() {
         assert_error(schema, Kind::InvalidValue, keyword, location);
     }
     assert_error(json!({"items": 3}), Kind::InvalidValue, "", "/items");
-    assert_error(
-        json!({"pattern": "(a)\\1"}),
-        Kind::BadPattern,
-        "pattern",
-        "",
-    );
-    assert_error(
-        json!({"patternProperties": {"(?=x)": {}}}),
-        Kind::BadPattern,
-        "patternProperties",
-        "",
-    );
+    assert_error(json!({"pattern": "(a)\\1"}), Kind::BadPattern, "pattern", "");
+    assert_error(json!({"patternProperties": {"(?=x)": {}}}), Kind::BadPattern, "patternProperties", "");
 }
 
 #[test]
 fn the_message_names_keyword_and_location() {
     let e = error(json!({"properties": {"score": {"type": "integer", "minimum": "zero"}}}));
-    assert_eq!(
-        e.to_string(),
-        "/properties/score: minimum: must be a number"
-    );
+    assert_eq!(e.to_string(), "/properties/score: minimum: must be a number");
     let e = Contract::from_json_str("{\"type\": \"object\",}").unwrap_err();
     assert_eq!(e.kind, Kind::NotJson);
     assert!(e.message.contains("line 1 column 19"), "{}", e.message);
@@ -209,75 +114,23 @@ fn the_message_names_keyword_and_location() {
 fn policy_errors() {
     let at = |schema: serde_json::Value, location: &str, needle: &str| {
         let e = error(schema);
-        assert_eq!(
-            (e.kind, e.keyword.as_str(), e.location.as_str()),
-            (Kind::BadPolicy, "x-vouch", location),
-            "{e}"
-        );
+        assert_eq!((e.kind, e.keyword.as_str(), e.location.as_str()), (Kind::BadPolicy, "x-vouch", location), "{e}");
         assert!(e.message.contains(needle), "{e}");
     };
     at(json!({"x-vouch": "repair"}), "", "must be an object");
     at(json!({"x-vouch": {"fix": []}}), "", "unknown x-vouch key");
-    at(
-        json!({"type": "integer", "x-vouch": {"repair": ["guess"]}}),
-        "",
-        "unknown repair rule",
-    );
-    at(
-        json!({"type": "string", "x-vouch": {"repair": ["clamp"]}}),
-        "",
-        "cannot apply",
-    );
-    at(
-        json!({"type": "integer", "x-vouch": {"repair": ["clamp"]}}),
-        "",
-        "no minimum or maximum",
-    );
-    at(
-        json!({"type": "number", "exclusiveMaximum": 1, "x-vouch": {"repair": ["clamp"]}}),
-        "",
-        "exclusive",
-    );
-    at(
-        json!({"type": "number", "x-vouch": {"repair": ["round"]}}),
-        "",
-        "integer",
-    );
-    at(
-        json!({"type": ["string", "integer"], "x-vouch": {"repair": ["coerce"]}}),
-        "",
-        "admits strings",
-    );
-    at(
-        json!({"type": "string", "x-vouch": {"repair": ["enum_case"]}}),
-        "",
-        "enum",
-    );
-    at(
-        json!({"type": "string", "x-vouch": {"repair": ["truncate"]}}),
-        "",
-        "maxLength",
-    );
-    at(
-        json!({"type": "array", "x-vouch": {"repair": ["drop_invalid_items"]}}),
-        "",
-        "items",
-    );
-    at(
-        json!({"type": "object", "x-vouch": {"repair": ["strip_unknown"]}}),
-        "",
-        "additionalProperties: false",
-    );
-    at(
-        json!({"type": "integer", "x-vouch": {"repair": ["default_if_invalid"]}}),
-        "",
-        "needs a `default`",
-    );
-    at(
-        json!({"type": "integer", "x-vouch": {"repair": ["clamp", "clamp"], "default": 0}, "minimum": 0}),
-        "",
-        "twice",
-    );
+    at(json!({"type": "integer", "x-vouch": {"repair": ["guess"]}}), "", "unknown repair rule");
+    at(json!({"type": "string", "x-vouch": {"repair": ["clamp"]}}), "", "cannot apply");
+    at(json!({"type": "integer", "x-vouch": {"repair": ["clamp"]}}), "", "no minimum or maximum");
+    at(json!({"type": "number", "exclusiveMaximum": 1, "x-vouch": {"repair": ["clamp"]}}), "", "exclusive");
+    at(json!({"type": "number", "x-vouch": {"repair": ["round"]}}), "", "integer");
+    at(json!({"type": ["string", "integer"], "x-vouch": {"repair": ["coerce"]}}), "", "admits strings");
+    at(json!({"type": "string", "x-vouch": {"repair": ["enum_case"]}}), "", "enum");
+    at(json!({"type": "string", "x-vouch": {"repair": ["truncate"]}}), "", "maxLength");
+    at(json!({"type": "array", "x-vouch": {"repair": ["drop_invalid_items"]}}), "", "items");
+    at(json!({"type": "object", "x-vouch": {"repair": ["strip_unknown"]}}), "", "additionalProperties: false");
+    at(json!({"type": "integer", "x-vouch": {"repair": ["default_if_invalid"]}}), "", "needs a `default`");
+    at(json!({"type": "integer", "x-vouch": {"repair": ["clamp", "clamp"], "default": 0}, "minimum": 0}), "", "twice");
     at(
         json!({"properties": {"s": {"type": "integer", "minimum": 0, "x-vouch": {"default": -1}}}}),
         "/properties/s",
@@ -288,26 +141,10 @@ fn policy_errors() {
         "/properties/a",
         "only allowed at the contract's root",
     );
-    at(
-        json!({"x-vouch": {"unwrap": ["markdown"]}}),
-        "",
-        "unknown unwrap",
-    );
-    at(
-        json!({"x-vouch": {"limits": {"max_depth": 0}}}),
-        "",
-        "positive integer",
-    );
-    at(
-        json!({"x-vouch": {"limits": {"max_depth": 100000}}}),
-        "",
-        "at most 512",
-    );
-    at(
-        json!({"x-vouch": {"findings": [{"when": {}}]}}),
-        "",
-        "message",
-    );
+    at(json!({"x-vouch": {"unwrap": ["markdown"]}}), "", "unknown unwrap");
+    at(json!({"x-vouch": {"limits": {"max_depth": 0}}}), "", "positive integer");
+    at(json!({"x-vouch": {"limits": {"max_depth": 100000}}}), "", "at most 512");
+    at(json!({"x-vouch": {"findings": [{"when": {}}]}}), "", "message");
     at(
         json!({"anyOf": [{"type": "integer", "minimum": 0, "x-vouch": {"repair": ["clamp"]}}, {"type": "string"}]}),
         "/anyOf/0",
@@ -318,9 +155,5 @@ fn policy_errors() {
         "/$defs/s",
         "ambiguous",
     );
-    at(
-        json!({"if": {"x-vouch": {"findings": [{"when": {}, "message": "m"}]}}}),
-        "/if",
-        "ambiguous",
-    );
+    at(json!({"if": {"x-vouch": {"findings": [{"when": {}, "message": "m"}]}}}), "/if", "ambiguous");
 }

@@ -1,12 +1,7 @@
 //! The bundled examples (examples/replies/expect.json): every reply gets
 //! exactly the verdict written down for it: outcome, problems (code, class,
 //! path, in order), repairs (path, rule) and findings.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -17,12 +12,10 @@ use vouch::Contract;
 fn every_bundled_reply_gets_its_written_verdict() {
     let root = common::project_root().join("examples");
     let expect: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("replies/expect.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(root.join("replies/expect.json")).unwrap()).unwrap();
     let mut checked = 0;
     for (file, want) in expect.as_object().unwrap() {
-        let contract_text =
-            std::fs::read_to_string(root.join(want["contract"].as_str().unwrap())).unwrap();
+        let contract_text = std::fs::read_to_string(root.join(want["contract"].as_str().unwrap())).unwrap();
         let contract = Contract::from_json_str(&contract_text).unwrap();
         let raw = std::fs::read(root.join("replies").join(file)).unwrap();
         let got = contract.check(&raw).to_json();

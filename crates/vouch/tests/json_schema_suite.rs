@@ -5,12 +5,7 @@
 //! vouch asserts `format`, where 2020-12 makes it an annotation, so cases of
 //! format.json described as "only an annotation by default" are counted as
 //! deliberate (see docs/guarantees.md).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -22,18 +17,14 @@ fn json_schema_test_suite() {
     let Some(dir) = common::shared_dir("suites/json-schema-test-suite/tests") else {
         return;
     };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     let (mut total, mut supported, mut deliberate) = (0usize, 0usize, 0usize);
     let mut mismatches = Vec::new();
     let mut unsupported = Vec::new();
     for file in &files {
         let name = file.file_stem().unwrap().to_string_lossy().to_string();
-        let groups: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         for group in &groups {
             total += 1;
             let description = group["description"].as_str().unwrap_or_default();
@@ -76,18 +67,8 @@ fn json_schema_test_suite() {
     for m in &mismatches {
         println!("MISMATCH: {m}");
     }
-    println!(
-        "supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}",
-        mismatches.len()
-    );
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches with the suite",
-        mismatches.len()
-    );
+    println!("supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}", mismatches.len());
+    assert!(mismatches.is_empty(), "{} mismatches with the suite", mismatches.len());
     assert_eq!(total, 383, "the suite should have 383 groups");
-    assert!(
-        supported >= 227,
-        "only {supported} groups supported, the floor is 227"
-    );
+    assert!(supported >= 227, "only {supported} groups supported, the floor is 227");
 }

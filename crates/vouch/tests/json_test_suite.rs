@@ -8,12 +8,7 @@
 //! - every `i_` (implementation-defined) file has the outcome written in
 //!   [`I_EXPECTED`]; the test prints them as a markdown table for
 //!   docs/guarantees.md.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -58,46 +53,25 @@ const I_EXPECTED: &[(&str, Option<&str>)] = &[
     ("i_number_too_big_pos_int.json", None),
     ("i_number_very_big_negative_int.json", None),
     ("i_object_key_lone_2nd_surrogate.json", Some("not_json")),
-    (
-        "i_string_1st_surrogate_but_2nd_missing.json",
-        Some("not_json"),
-    ),
-    (
-        "i_string_1st_valid_surrogate_2nd_invalid.json",
-        Some("not_json"),
-    ),
+    ("i_string_1st_surrogate_but_2nd_missing.json", Some("not_json")),
+    ("i_string_1st_valid_surrogate_2nd_invalid.json", Some("not_json")),
     ("i_string_UTF-16LE_with_BOM.json", Some("not_json")),
     ("i_string_UTF-8_invalid_sequence.json", Some("not_json")),
     ("i_string_UTF8_surrogate_U+D800.json", Some("not_json")),
-    (
-        "i_string_incomplete_surrogate_and_escape_valid.json",
-        Some("not_json"),
-    ),
+    ("i_string_incomplete_surrogate_and_escape_valid.json", Some("not_json")),
     ("i_string_incomplete_surrogate_pair.json", Some("not_json")),
-    (
-        "i_string_incomplete_surrogates_escape_valid.json",
-        Some("not_json"),
-    ),
+    ("i_string_incomplete_surrogates_escape_valid.json", Some("not_json")),
     ("i_string_invalid_lonely_surrogate.json", Some("not_json")),
     ("i_string_invalid_surrogate.json", Some("not_json")),
     ("i_string_invalid_utf-8.json", Some("not_json")),
-    (
-        "i_string_inverted_surrogates_U+1D11E.json",
-        Some("not_json"),
-    ),
+    ("i_string_inverted_surrogates_U+1D11E.json", Some("not_json")),
     ("i_string_iso_latin_1.json", Some("not_json")),
     ("i_string_lone_second_surrogate.json", Some("not_json")),
-    (
-        "i_string_lone_utf8_continuation_byte.json",
-        Some("not_json"),
-    ),
+    ("i_string_lone_utf8_continuation_byte.json", Some("not_json")),
     ("i_string_not_in_unicode_range.json", Some("not_json")),
     ("i_string_overlong_sequence_2_bytes.json", Some("not_json")),
     ("i_string_overlong_sequence_6_bytes.json", Some("not_json")),
-    (
-        "i_string_overlong_sequence_6_bytes_null.json",
-        Some("not_json"),
-    ),
+    ("i_string_overlong_sequence_6_bytes_null.json", Some("not_json")),
     ("i_string_truncated-utf-8.json", Some("not_json")),
     ("i_string_utf16BE_no_BOM.json", Some("not_json")),
     ("i_string_utf16LE_no_BOM.json", Some("not_json")),
@@ -115,10 +89,7 @@ fn files(dir: &Path) -> Vec<(String, PathBuf)> {
         .unwrap()
         .map(|e| {
             let path = e.unwrap().path();
-            (
-                path.file_name().unwrap().to_string_lossy().into_owned(),
-                path,
-            )
+            (path.file_name().unwrap().to_string_lossy().into_owned(), path)
         })
         .filter(|(name, _)| name.ends_with(".json"))
         .collect();
@@ -165,11 +136,7 @@ fn json_test_suite_parsing() {
         if verdict.is_accepted() != code.is_none() {
             failures.push(format!("{name}: refused without a problem"));
         }
-        let first = verdict
-            .problems()
-            .first()
-            .map(ToString::to_string)
-            .unwrap_or_default();
+        let first = verdict.problems().first().map(ToString::to_string).unwrap_or_default();
         match name.get(..2) {
             Some("y_") => {
                 y_total += 1;
@@ -180,9 +147,9 @@ fn json_test_suite_parsing() {
                 match (code, allowed) {
                     (None, None) => {}
                     (Some(got), Some(want)) if got == want => {}
-                    (None, Some(want)) => failures.push(format!(
-                        "{name}: accepted, but the allow-list says refused with {want}"
-                    )),
+                    (None, Some(want)) => {
+                        failures.push(format!("{name}: accepted, but the allow-list says refused with {want}"))
+                    }
                     (Some(_), _) => failures.push(format!("{name}: must be accepted: {first}")),
                 }
             }
@@ -209,10 +176,9 @@ fn json_test_suite_parsing() {
                         "{name}: no expected outcome in I_EXPECTED (got {} {code:?})",
                         verdict.outcome()
                     )),
-                    Some((_, want)) if *want != code => failures.push(format!(
-                        "{name}: expected {want:?}, got {} {code:?}: {first}",
-                        verdict.outcome()
-                    )),
+                    Some((_, want)) if *want != code => {
+                        failures.push(format!("{name}: expected {want:?}, got {} {code:?}: {first}", verdict.outcome()))
+                    }
                     Some(_) => {}
                 }
             }
@@ -234,21 +200,10 @@ fn json_test_suite_parsing() {
     for f in &failures {
         println!("FAILURE: {f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures (see above)",
-        failures.len()
-    );
-    assert!(
-        y_total > 0 && n_total > 0 && !i_rows.is_empty(),
-        "suite is empty"
-    );
+    assert!(failures.is_empty(), "{} failures (see above)", failures.len());
+    assert!(y_total > 0 && n_total > 0 && !i_rows.is_empty(), "suite is empty");
     assert_eq!(n_refused, n_total, "every n_ file must be refused");
-    assert_eq!(
-        y_accepted + Y_REFUSED.len(),
-        y_total,
-        "every y_ file must be accepted but for the allow-list"
-    );
+    assert_eq!(y_accepted + Y_REFUSED.len(), y_total, "every y_ file must be accepted but for the allow-list");
 }
 
 #[test]
@@ -272,10 +227,7 @@ fn json_test_suite_transform() {
             "| `{name}` | {} | {} | {} |",
             verdict.outcome(),
             code.map(|c| format!("`{c}`")).unwrap_or_default(),
-            verdict
-                .value()
-                .map(|v| format!("`{v}`"))
-                .unwrap_or_default()
+            verdict.value().map(|v| format!("`{v}`")).unwrap_or_default()
         );
         if name.starts_with("object_same_key") && code != Some("duplicate_key") {
             failures.push(format!(
@@ -287,9 +239,5 @@ fn json_test_suite_transform() {
     for f in &failures {
         println!("FAILURE: {f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures (see above)",
-        failures.len()
-    );
+    assert!(failures.is_empty(), "{} failures (see above)", failures.len());
 }

@@ -1,11 +1,6 @@
 //! Every refusal kind: its code, its class and its path, and the sentence a
 //! person reads.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use serde_json::json;
 use vouch::{Contract, ProblemClass, Verdict};
@@ -27,11 +22,7 @@ fn first(c: &Contract, raw: &str) -> (String, &'static str, String) {
 
 fn assert_refused(c: &Contract, raw: &str, code: &str, class: &str, path: &str) {
     let (got_code, got_class, got_path) = first(c, raw);
-    assert_eq!(
-        (got_code.as_str(), got_class, got_path.as_str()),
-        (code, class, path),
-        "reply {raw:?}"
-    );
+    assert_eq!((got_code.as_str(), got_class, got_path.as_str()), (code, class, path), "reply {raw:?}");
 }
 
 #[test]
@@ -99,28 +90,10 @@ fn invalid_utf8_is_not_json() {
 #[test]
 fn duplicate_keys_point_at_the_member() {
     let any = contract(json!({}));
-    assert_refused(
-        &any,
-        r#"{"a": {"b": 1, "b": 2}}"#,
-        "duplicate_key",
-        "no_answer",
-        "/a/b",
-    );
+    assert_refused(&any, r#"{"a": {"b": 1, "b": 2}}"#, "duplicate_key", "no_answer", "/a/b");
     // Equal only after unescaping: a consumer would read one key.
-    assert_refused(
-        &any,
-        r#"{"role": "user", "r\u006fle": "admin"}"#,
-        "duplicate_key",
-        "no_answer",
-        "/role",
-    );
-    assert_refused(
-        &any,
-        r#"[{"x": 1}, {"x": 1, "x": 1}]"#,
-        "duplicate_key",
-        "no_answer",
-        "/1/x",
-    );
+    assert_refused(&any, r#"{"role": "user", "r\u006fle": "admin"}"#, "duplicate_key", "no_answer", "/role");
+    assert_refused(&any, r#"[{"x": 1}, {"x": 1, "x": 1}]"#, "duplicate_key", "no_answer", "/1/x");
 }
 
 #[test]
@@ -130,13 +103,7 @@ fn depth_and_size_limits() {
     assert_refused(&any, &deep, "too_deep", "no_answer", "");
     let ok = "[".repeat(128) + &"]".repeat(128);
     assert!(any.check(&ok).is_accepted());
-    let small = any
-        .clone()
-        .with_limits(vouch::Limits {
-            max_bytes: 10,
-            ..vouch::Limits::default()
-        })
-        .unwrap();
+    let small = any.clone().with_limits(vouch::Limits { max_bytes: 10, ..vouch::Limits::default() }).unwrap();
     assert_refused(&small, "[1,2,3,4,5,6]", "too_large", "no_answer", "");
     let shallow = contract(json!({"x-vouch": {"limits": {"max_depth": 2}}}));
     assert_refused(&shallow, "[[[]]]", "too_deep", "no_answer", "");
@@ -146,13 +113,7 @@ fn depth_and_size_limits() {
 #[test]
 fn number_overflow_inside_a_value_has_its_path() {
     let any = contract(json!({}));
-    assert_refused(
-        &any,
-        r#"{"a": [1, 1e400]}"#,
-        "number_overflow",
-        "no_answer",
-        "/a/1",
-    );
+    assert_refused(&any, r#"{"a": [1, 1e400]}"#, "number_overflow", "no_answer", "/a/1");
 }
 
 #[test]
@@ -183,168 +144,33 @@ fn contract_refusals() {
         (r#"{"flag": null}"#, "wrong_type", "no_answer", "/flag"),
         (r#"{"flag": "false"}"#, "wrong_type", "no_answer", "/flag"),
         (r#"{"flag": 0}"#, "wrong_type", "no_answer", "/flag"),
-        (
-            r#"{"flag": true, "verdict": "likely"}"#,
-            "not_allowed",
-            "bad_answer",
-            "/verdict",
-        ),
-        (
-            r#"{"flag": true, "verdict": 3}"#,
-            "wrong_type",
-            "no_answer",
-            "/verdict",
-        ),
-        (
-            r#"{"flag": true, "kind": "cup"}"#,
-            "not_allowed",
-            "bad_answer",
-            "/kind",
-        ),
-        (
-            r#"{"flag": true, "score": 142}"#,
-            "out_of_range",
-            "bad_answer",
-            "/score",
-        ),
-        (
-            r#"{"flag": true, "score": -1}"#,
-            "out_of_range",
-            "bad_answer",
-            "/score",
-        ),
-        (
-            r#"{"flag": true, "score": "80"}"#,
-            "wrong_type",
-            "no_answer",
-            "/score",
-        ),
-        (
-            r#"{"flag": true, "score": 87.5}"#,
-            "wrong_type",
-            "no_answer",
-            "/score",
-        ),
-        (
-            r#"{"flag": true, "ratio": 0}"#,
-            "out_of_range",
-            "bad_answer",
-            "/ratio",
-        ),
-        (
-            r#"{"flag": true, "ratio": 1}"#,
-            "out_of_range",
-            "bad_answer",
-            "/ratio",
-        ),
-        (
-            r#"{"flag": true, "ratio": 0.3}"#,
-            "out_of_range",
-            "bad_answer",
-            "/ratio",
-        ),
-        (
-            r#"{"flag": true, "name": "a"}"#,
-            "too_short",
-            "bad_answer",
-            "/name",
-        ),
-        (
-            r#"{"flag": true, "name": "abcdef"}"#,
-            "too_long",
-            "bad_answer",
-            "/name",
-        ),
-        (
-            r#"{"flag": true, "name": "ab1"}"#,
-            "pattern_mismatch",
-            "bad_answer",
-            "/name",
-        ),
-        (
-            r#"{"flag": true, "day": "2024-02-30"}"#,
-            "format_mismatch",
-            "bad_answer",
-            "/day",
-        ),
-        (
-            r#"{"flag": true, "tags": []}"#,
-            "too_short",
-            "bad_answer",
-            "/tags",
-        ),
-        (
-            r#"{"flag": true, "tags": ["a", "b", "c"]}"#,
-            "too_long",
-            "bad_answer",
-            "/tags",
-        ),
-        (
-            r#"{"flag": true, "tags": ["a", "a"]}"#,
-            "not_unique",
-            "bad_answer",
-            "/tags",
-        ),
-        (
-            r#"{"flag": true, "tags": ["a", 1]}"#,
-            "wrong_type",
-            "no_answer",
-            "/tags/1",
-        ),
-        (
-            r#"{"flag": true, "meta": {}}"#,
-            "too_short",
-            "bad_answer",
-            "/meta",
-        ),
-        (
-            r#"{"flag": true, "meta": {"a": 1, "b": 2}}"#,
-            "too_long",
-            "bad_answer",
-            "/meta",
-        ),
-        (
-            r#"{"flag": true, "extra": 1}"#,
-            "unexpected_property",
-            "bad_answer",
-            "/extra",
-        ),
-        (
-            r#"{"flag": true, "either": 1.5}"#,
-            "no_match",
-            "bad_answer",
-            "/either",
-        ),
-        (
-            r#"{"flag": true, "one": 5}"#,
-            "no_match",
-            "bad_answer",
-            "/one",
-        ),
-        (
-            r#"{"flag": true, "never": "s"}"#,
-            "no_match",
-            "bad_answer",
-            "/never",
-        ),
-        (
-            r#"{"flag": true, "cond": 15}"#,
-            "no_match",
-            "bad_answer",
-            "/cond",
-        ),
-        (
-            r#"{"flag": true, "cond": 7}"#,
-            "no_match",
-            "bad_answer",
-            "/cond",
-        ),
-        (
-            r#"{"flag": true, "has": [2, 3]}"#,
-            "no_match",
-            "bad_answer",
-            "/has",
-        ),
+        (r#"{"flag": true, "verdict": "likely"}"#, "not_allowed", "bad_answer", "/verdict"),
+        (r#"{"flag": true, "verdict": 3}"#, "wrong_type", "no_answer", "/verdict"),
+        (r#"{"flag": true, "kind": "cup"}"#, "not_allowed", "bad_answer", "/kind"),
+        (r#"{"flag": true, "score": 142}"#, "out_of_range", "bad_answer", "/score"),
+        (r#"{"flag": true, "score": -1}"#, "out_of_range", "bad_answer", "/score"),
+        (r#"{"flag": true, "score": "80"}"#, "wrong_type", "no_answer", "/score"),
+        (r#"{"flag": true, "score": 87.5}"#, "wrong_type", "no_answer", "/score"),
+        (r#"{"flag": true, "ratio": 0}"#, "out_of_range", "bad_answer", "/ratio"),
+        (r#"{"flag": true, "ratio": 1}"#, "out_of_range", "bad_answer", "/ratio"),
+        (r#"{"flag": true, "ratio": 0.3}"#, "out_of_range", "bad_answer", "/ratio"),
+        (r#"{"flag": true, "name": "a"}"#, "too_short", "bad_answer", "/name"),
+        (r#"{"flag": true, "name": "abcdef"}"#, "too_long", "bad_answer", "/name"),
+        (r#"{"flag": true, "name": "ab1"}"#, "pattern_mismatch", "bad_answer", "/name"),
+        (r#"{"flag": true, "day": "2024-02-30"}"#, "format_mismatch", "bad_answer", "/day"),
+        (r#"{"flag": true, "tags": []}"#, "too_short", "bad_answer", "/tags"),
+        (r#"{"flag": true, "tags": ["a", "b", "c"]}"#, "too_long", "bad_answer", "/tags"),
+        (r#"{"flag": true, "tags": ["a", "a"]}"#, "not_unique", "bad_answer", "/tags"),
+        (r#"{"flag": true, "tags": ["a", 1]}"#, "wrong_type", "no_answer", "/tags/1"),
+        (r#"{"flag": true, "meta": {}}"#, "too_short", "bad_answer", "/meta"),
+        (r#"{"flag": true, "meta": {"a": 1, "b": 2}}"#, "too_long", "bad_answer", "/meta"),
+        (r#"{"flag": true, "extra": 1}"#, "unexpected_property", "bad_answer", "/extra"),
+        (r#"{"flag": true, "either": 1.5}"#, "no_match", "bad_answer", "/either"),
+        (r#"{"flag": true, "one": 5}"#, "no_match", "bad_answer", "/one"),
+        (r#"{"flag": true, "never": "s"}"#, "no_match", "bad_answer", "/never"),
+        (r#"{"flag": true, "cond": 15}"#, "no_match", "bad_answer", "/cond"),
+        (r#"{"flag": true, "cond": 7}"#, "no_match", "bad_answer", "/cond"),
+        (r#"{"flag": true, "has": [2, 3]}"#, "no_match", "bad_answer", "/has"),
     ];
     for (raw, code, class, path) in cases {
         assert_refused(&c, raw, code, class, path);
@@ -357,44 +183,22 @@ fn contract_refusals() {
 
 #[test]
 fn the_founding_sentence() {
-    let c = contract(
-        json!({"type": "object", "properties": {"criteria": {"type": "array", "items": {
-        "type": "object", "properties": {"status": {"enum": ["pass", "partial", "fail", "unknown"]}}}}}}),
-    );
+    let c = contract(json!({"type": "object", "properties": {"criteria": {"type": "array", "items": {
+        "type": "object", "properties": {"status": {"enum": ["pass", "partial", "fail", "unknown"]}}}}}}));
     let v = c.check(r#"{"criteria": [{"status": "pass"}, {"status": "likely"}]}"#);
-    assert_eq!(
-        v.problems()[0].message,
-        r#"/criteria/1/status: "likely" is not one of pass, partial, fail, unknown"#
-    );
-    assert_eq!(
-        v.problems()[0].expected,
-        "one of pass, partial, fail, unknown"
-    );
+    assert_eq!(v.problems()[0].message, r#"/criteria/1/status: "likely" is not one of pass, partial, fail, unknown"#);
+    assert_eq!(v.problems()[0].expected, "one of pass, partial, fail, unknown");
     assert_eq!(v.problems()[0].got, r#""likely""#);
 }
 
 #[test]
 fn every_problem_is_listed_in_a_stable_order() {
-    let c = contract(
-        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
-        "required": ["a", "b", "c"], "additionalProperties": false}),
-    );
+    let c = contract(json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+        "required": ["a", "b", "c"], "additionalProperties": false}));
     let raw = r#"{"b": "x", "a": 1, "z": 0}"#;
     let v = c.check(raw);
-    let seen: Vec<(&str, &str)> = v
-        .problems()
-        .iter()
-        .map(|p| (p.code.as_str(), p.path.as_str()))
-        .collect();
-    assert_eq!(
-        seen,
-        [
-            ("missing", "/c"),
-            ("wrong_type", "/b"),
-            ("wrong_type", "/a"),
-            ("unexpected_property", "/z")
-        ]
-    );
+    let seen: Vec<(&str, &str)> = v.problems().iter().map(|p| (p.code.as_str(), p.path.as_str())).collect();
+    assert_eq!(seen, [("missing", "/c"), ("wrong_type", "/b"), ("wrong_type", "/a"), ("unexpected_property", "/z")]);
     // Same contract, same reply: the same verdict, byte for byte.
     assert_eq!(c.check(raw).to_json().to_string(), v.to_json().to_string());
 }
@@ -402,21 +206,16 @@ fn every_problem_is_listed_in_a_stable_order() {
 #[test]
 fn problems_are_capped() {
     let c = contract(json!({"type": "array", "items": {"type": "string"}}))
-        .with_limits(vouch::Limits {
-            max_problems: 5,
-            ..vouch::Limits::default()
-        })
+        .with_limits(vouch::Limits { max_problems: 5, ..vouch::Limits::default() })
         .unwrap();
-    let v = c.check(&format!("[{}]", vec!["1"; 1000].join(",")));
+    let v = c.check(format!("[{}]", vec!["1"; 1000].join(",")));
     assert_eq!(v.problems().len(), 5);
     assert_eq!(v.problems()[4].path, "/4");
 }
 
 #[test]
 fn excerpts_are_bounded() {
-    let c = contract(
-        json!({"type": "object", "properties": {"s": {"type": "string", "maxLength": 3}}}),
-    );
+    let c = contract(json!({"type": "object", "properties": {"s": {"type": "string", "maxLength": 3}}}));
     let long = "x".repeat(100_000);
     let v = c.check(format!(r#"{{"s": "{long}"}}"#));
     let p = &v.problems()[0];
@@ -426,11 +225,8 @@ fn excerpts_are_bounded() {
 
 #[test]
 fn seed_replies_are_refused_as_no_answer_by_the_plate_contract() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/contracts/plate.json"
-    ))
-    .unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/contracts/plate.json")).unwrap();
     let plate = Contract::from_json_str(&text).unwrap();
     for raw in [
         "{}",
@@ -448,7 +244,5 @@ fn seed_replies_are_refused_as_no_answer_by_the_plate_contract() {
             Verdict::Accepted(_) => panic!("accepted {raw}"),
         }
     }
-    assert!(plate
-        .check(r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#)
-        .is_pass());
+    assert!(plate.check(r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#).is_pass());
 }

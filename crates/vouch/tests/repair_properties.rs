@@ -6,12 +6,7 @@
 //! - a reply accepted with no repairs was itself valid for the oracle.
 //!
 //! Cases per property: `PROPTEST_CASES` (default 2,000).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -50,10 +45,7 @@ fn subject(name: &str, base: Value) -> Subject {
 
 fn subjects() -> Vec<Subject> {
     vec![
-        subject(
-            "plate.json",
-            json!({"productPresent": false, "productTextPresent": true, "garbledText": false}),
-        ),
+        subject("plate.json", json!({"productPresent": false, "productTextPresent": true, "garbledText": false})),
         subject(
             "eligibility.json",
             json!({"verdict": "maybe", "matchScore": 55, "summary": "Close.",
@@ -98,14 +90,8 @@ fn wild() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(2, 8, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec(
-                (
-                    prop::sample::select(vec!["reason", "status", "criterion", "x"]),
-                    inner
-                ),
-                0..3
-            )
-            .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            prop::collection::vec((prop::sample::select(vec!["reason", "status", "criterion", "x"]), inner), 0..3)
+                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
         ]
     })
 }
@@ -121,10 +107,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), wild()).prop_map(|(i, v)| Mutation::Replace(i, v)),
         any::<usize>().prop_map(Mutation::Remove),
-        (
-            prop::sample::select(vec!["extra", "__proto__", "reason"]),
-            wild()
-        )
+        (prop::sample::select(vec!["extra", "__proto__", "reason"]), wild())
             .prop_map(|(k, v)| Mutation::Add(k.to_owned(), v)),
     ]
 }
@@ -187,10 +170,7 @@ fn apply(base: &Value, mutations: &[Mutation]) -> Value {
 }
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2_000)
+    std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000)
 }
 
 proptest! {

@@ -1,11 +1,6 @@
 //! Declared repairs and gate findings on the example contracts: the table of
 //! the founding story, each row checking the value and the logged rule.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
@@ -36,11 +31,7 @@ fn base() -> Value {
 fn repaired(c: &Contract, reply: &Value, path: &str, rule: &str, after: Value) {
     match c.check(reply.to_string()) {
         Verdict::Accepted(a) => {
-            let rules: Vec<(&str, &str)> = a
-                .repairs
-                .iter()
-                .map(|r| (r.path.as_str(), r.rule.as_str()))
-                .collect();
+            let rules: Vec<(&str, &str)> = a.repairs.iter().map(|r| (r.path.as_str(), r.rule.as_str())).collect();
             assert_eq!(rules, [(path, rule)], "{reply}");
             assert_eq!(a.value.pointer(path), Some(&after), "{reply}");
         }
@@ -63,60 +54,15 @@ fn without(key: &str) -> Value {
 #[test]
 fn the_eligibility_table() {
     let c = eligibility();
-    repaired(
-        &c,
-        &with("/matchScore", json!("80")),
-        "/matchScore",
-        "coerce",
-        json!(80),
-    );
-    repaired(
-        &c,
-        &with("/matchScore", json!(105)),
-        "/matchScore",
-        "clamp",
-        json!(100),
-    );
-    repaired(
-        &c,
-        &with("/matchScore", json!(87.6)),
-        "/matchScore",
-        "round",
-        json!(88),
-    );
-    repaired(
-        &c,
-        &with("/matchScore", json!(-3)),
-        "/matchScore",
-        "clamp",
-        json!(0),
-    );
-    repaired(
-        &c,
-        &with("/matchScore", json!(null)),
-        "/matchScore",
-        "default",
-        json!(0),
-    );
-    repaired(
-        &c,
-        &without("matchScore"),
-        "/matchScore",
-        "default",
-        json!(0),
-    );
-    repaired(
-        &c,
-        &with("/matchScore", json!("abc")),
-        "/matchScore",
-        "default_if_invalid",
-        json!(0),
-    );
+    repaired(&c, &with("/matchScore", json!("80")), "/matchScore", "coerce", json!(80));
+    repaired(&c, &with("/matchScore", json!(105)), "/matchScore", "clamp", json!(100));
+    repaired(&c, &with("/matchScore", json!(87.6)), "/matchScore", "round", json!(88));
+    repaired(&c, &with("/matchScore", json!(-3)), "/matchScore", "clamp", json!(0));
+    repaired(&c, &with("/matchScore", json!(null)), "/matchScore", "default", json!(0));
+    repaired(&c, &without("matchScore"), "/matchScore", "default", json!(0));
+    repaired(&c, &with("/matchScore", json!("abc")), "/matchScore", "default_if_invalid", json!(0));
     let mut no_reason = base();
-    no_reason["criteria"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("reason");
+    no_reason["criteria"][0].as_object_mut().unwrap().remove("reason");
     repaired(&c, &no_reason, "/criteria/0/reason", "default", json!(""));
     repaired(
         &c,
@@ -125,13 +71,7 @@ fn the_eligibility_table() {
         "drop_invalid_items",
         json!(["a", "b"]),
     );
-    repaired(
-        &c,
-        &with("/recommendations", json!("call us")),
-        "/recommendations",
-        "default_if_invalid",
-        json!([]),
-    );
+    repaired(&c, &with("/recommendations", json!("call us")), "/recommendations", "default_if_invalid", json!([]));
 }
 
 #[test]
@@ -139,25 +79,14 @@ fn decision_fields_are_refused_not_repaired() {
     let c = eligibility();
     let refused = |reply: Value, code: &str, path: &str| {
         let v = c.check(reply.to_string());
-        let p = v
-            .problems()
-            .first()
-            .unwrap_or_else(|| panic!("{reply} accepted"));
+        let p = v.problems().first().unwrap_or_else(|| panic!("{reply} accepted"));
         assert_eq!((p.code.as_str(), p.path.as_str()), (code, path), "{reply}");
     };
     refused(with("/verdict", json!("likely")), "not_allowed", "/verdict");
-    refused(
-        with("/verdict", json!("Eligible")),
-        "not_allowed",
-        "/verdict",
-    );
+    refused(with("/verdict", json!("Eligible")), "not_allowed", "/verdict");
     refused(with("/summary", json!("")), "too_short", "/summary");
     refused(with("/summary", json!("   ")), "too_short", "/summary");
-    refused(
-        with("/criteria/0/status", json!("likely")),
-        "not_allowed",
-        "/criteria/0/status",
-    );
+    refused(with("/criteria/0/status", json!("likely")), "not_allowed", "/criteria/0/status");
     refused(without("verdict"), "missing", "/verdict");
 }
 
@@ -166,16 +95,8 @@ fn enum_case_only_where_declared() {
     let mut schema = example("eligibility.json");
     schema["properties"]["verdict"]["x-vouch"] = json!({"repair": ["enum_case"]});
     let c = Contract::from_value(schema).unwrap();
-    repaired(
-        &c,
-        &with("/verdict", json!("Eligible")),
-        "/verdict",
-        "enum_case",
-        json!("eligible"),
-    );
-    assert!(!c
-        .check(with("/verdict", json!("likely")).to_string())
-        .is_accepted());
+    repaired(&c, &with("/verdict", json!("Eligible")), "/verdict", "enum_case", json!("eligible"));
+    assert!(!c.check(with("/verdict", json!("likely")).to_string()).is_accepted());
 }
 
 #[test]
@@ -183,16 +104,10 @@ fn repairs_are_logged_with_before_after_and_a_sentence() {
     let c = eligibility();
     let v = c.check(with("/matchScore", json!("80")).to_string());
     let r = &v.repairs()[0];
-    assert_eq!(
-        (r.before.clone(), r.after.clone()),
-        (json!("80"), json!(80))
-    );
+    assert_eq!((r.before.clone(), r.after.clone()), (json!("80"), json!(80)));
     assert_eq!(r.message, r#"/matchScore: "80" coerced to 80"#);
     let v = c.check(with("/matchScore", json!("abc")).to_string());
-    assert_eq!(
-        v.repairs()[0].message,
-        r#"/matchScore: "abc" is invalid, replaced by the default 0"#
-    );
+    assert_eq!(v.repairs()[0].message, r#"/matchScore: "abc" is invalid, replaced by the default 0"#);
 }
 
 fn rule_contract(node: Value) -> Contract {
@@ -200,9 +115,7 @@ fn rule_contract(node: Value) -> Contract {
 }
 
 fn x_after(c: &Contract, x: &str) -> Option<Value> {
-    c.check(format!(r#"{{"x": {x}}}"#))
-        .value()
-        .map(|v| v["x"].clone())
+    c.check(format!(r#"{{"x": {x}}}"#)).value().map(|v| v["x"].clone())
 }
 
 #[test]
@@ -234,30 +147,17 @@ fn each_rule_on_its_own() {
     );
     assert_eq!(x_after(&trim, r#"" abc\n""#), Some(json!("abc")));
     assert_eq!(x_after(&trim, r#""   ""#), None);
-    let enum_case =
-        rule_contract(json!({"enum": ["Yes", "yes", "No"], "x-vouch": {"repair": ["enum_case"]}}));
+    let enum_case = rule_contract(json!({"enum": ["Yes", "yes", "No"], "x-vouch": {"repair": ["enum_case"]}}));
     assert_eq!(x_after(&enum_case, r#""NO""#), Some(json!("No")));
-    assert_eq!(
-        x_after(&enum_case, r#""YES""#),
-        None,
-        "two case-insensitive matches: no repair"
-    );
-    let truncate = rule_contract(
-        json!({"type": "string", "maxLength": 3, "x-vouch": {"repair": ["truncate"]}}),
-    );
+    assert_eq!(x_after(&enum_case, r#""YES""#), None, "two case-insensitive matches: no repair");
+    let truncate = rule_contract(json!({"type": "string", "maxLength": 3, "x-vouch": {"repair": ["truncate"]}}));
     assert_eq!(x_after(&truncate, r#""héllo""#), Some(json!("hél")));
     let strip = rule_contract(
         json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false, "x-vouch": {"repair": ["strip_unknown"]}}),
     );
-    assert_eq!(
-        x_after(&strip, r#"{"a": 1, "b": 2, "__proto__": 3}"#),
-        Some(json!({"a": 1}))
-    );
+    assert_eq!(x_after(&strip, r#"{"a": 1, "b": 2, "__proto__": 3}"#), Some(json!({"a": 1})));
     let v = strip.check(r#"{"x": {"a": 1, "b": 2}}"#);
-    assert_eq!(
-        (v.repairs()[0].path.as_str(), v.repairs()[0].rule.as_str()),
-        ("/x/b", "strip_unknown")
-    );
+    assert_eq!((v.repairs()[0].path.as_str(), v.repairs()[0].rule.as_str()), ("/x/b", "strip_unknown"));
     // No policy, no repair: the default is reject.
     let strict = rule_contract(json!({"type": "integer", "minimum": 0, "maximum": 100}));
     for bad in [r#""80""#, "105", "87.6", "null"] {
@@ -275,11 +175,7 @@ fn truncation_is_never_repaired() {
         let fenced = format!("```json\n{}", &full[..cut]);
         assert!(!c.check(&fenced).is_accepted(), "fenced cut at {cut}");
         let prose = format!("Here: {}", &full[..cut]);
-        assert_eq!(
-            c.check(&prose).problems()[0].code.as_str(),
-            "truncated",
-            "prose cut at {cut}"
-        );
+        assert_eq!(c.check(&prose).problems()[0].code.as_str(), "truncated", "prose cut at {cut}");
     }
 }
 
@@ -295,21 +191,13 @@ fn unwraps_only_where_declared() {
     ] {
         let v = c.check(&wrapped);
         assert!(v.is_pass(), "{wrapped}: {:?}", v.problems());
-        assert_eq!(
-            (v.repairs()[0].path.as_str(), v.repairs()[0].rule.as_str()),
-            ("", "unwrap")
-        );
+        assert_eq!((v.repairs()[0].path.as_str(), v.repairs()[0].rule.as_str()), ("", "unwrap"));
     }
     let two = format!("{raw}\n{raw}");
     assert_eq!(c.check(&two).problems()[0].code.as_str(), "ambiguous_reply");
     let strict = Contract::from_value(example("plate.json")).unwrap();
     let plate = r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#;
-    assert_eq!(
-        strict.check(format!("```json\n{plate}\n```")).problems()[0]
-            .code
-            .as_str(),
-        "not_json"
-    );
+    assert_eq!(strict.check(format!("```json\n{plate}\n```")).problems()[0].code.as_str(), "not_json");
 }
 
 #[test]
@@ -322,10 +210,7 @@ fn the_plate_gate() {
     assert!(v.is_accepted() && !v.is_pass());
     assert_eq!(v.findings().len(), 1);
     assert_eq!(
-        (
-            v.findings()[0].path.as_str(),
-            v.findings()[0].message.as_str()
-        ),
+        (v.findings()[0].path.as_str(), v.findings()[0].message.as_str()),
         ("/productPresent", "a product is still in frame")
     );
     assert_eq!(v.to_json()["pass"], json!(false));

@@ -1,11 +1,6 @@
 //! Typed contracts: the example types compile into contracts that behave
 //! like the JSON example contracts (the examples assert their own outcomes).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "../examples/eligibility.rs"]
 mod eligibility;
@@ -29,7 +24,9 @@ fn rust_integer_types_become_bounds() {
     let c = Contract::of::<eligibility::EligibilityVerdict>().unwrap();
     let doc = c.document().to_string();
     assert!(!doc.contains("uint8"), "{doc}");
-    let v = c.check(r#"{"verdict": "maybe", "matchScore": 80, "summary": "s", "criteria": [], "recommendations": [], "x": 1}"#);
+    let v = c.check(
+        r#"{"verdict": "maybe", "matchScore": 80, "summary": "s", "criteria": [], "recommendations": [], "x": 1}"#,
+    );
     assert_eq!(v.problems()[0].code.as_str(), "unexpected_property");
 }
 

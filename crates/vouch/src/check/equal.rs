@@ -17,9 +17,7 @@ fn as_i128(n: &Number) -> Option<i128> {
         return Some(i128::from(u));
     }
     // Floats with no fraction compare exactly as integers (2^100 fits i128).
-    n.as_f64()
-        .filter(|f| f.fract() == 0.0 && f.abs() < 1.0e38)
-        .map(|f| f as i128)
+    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1.0e38).map(|f| f as i128)
 }
 
 /// Order two numbers: exactly when both are integers, else as doubles.
@@ -51,18 +49,18 @@ pub(crate) fn is_multiple_of(v: &Number, m: &Number) -> bool {
 /// JSON Schema equality.
 #[must_use]
 pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
+    crate::deeper(|| json_equal_here(a, b))
+}
+
+fn json_equal_here(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => cmp_numbers(x, y) == Some(Ordering::Equal),
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, p)| y.get(k).is_some_and(|q| json_equal(p, q)))
+            x.len() == y.len() && x.iter().all(|(k, p)| y.get(k).is_some_and(|q| json_equal(p, q)))
         }
         _ => false,
     }
@@ -77,6 +75,10 @@ pub(crate) fn json_hash(v: &Value) -> u64 {
 }
 
 fn hash_into(v: &Value, h: &mut DefaultHasher) {
+    crate::deeper(|| hash_here(v, h));
+}
+
+fn hash_here(v: &Value, h: &mut DefaultHasher) {
     match v {
         Value::Null => 0u8.hash(h),
         Value::Bool(b) => (1u8, b).hash(h),
@@ -108,14 +110,10 @@ fn hash_into(v: &Value, h: &mut DefaultHasher) {
 /// The first pair of equal items, if any.
 #[must_use]
 pub(crate) fn first_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    let mut seen: std::collections::HashMap<u64, Vec<usize>> =
-        std::collections::HashMap::with_capacity(items.len());
+    let mut seen: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::with_capacity(items.len());
     for (j, item) in items.iter().enumerate() {
         let bucket = seen.entry(json_hash(item)).or_default();
-        if let Some(&i) = bucket
-            .iter()
-            .find(|&&i| items.get(i).is_some_and(|other| json_equal(other, item)))
-        {
+        if let Some(&i) = bucket.iter().find(|&&i| items.get(i).is_some_and(|other| json_equal(other, item))) {
             return Some((i, j));
         }
         bucket.push(j);
@@ -131,16 +129,10 @@ mod tests {
     #[test]
     fn equality_follows_json_schema() {
         assert!(json_equal(&json!(1), &json!(1.0)));
-        assert!(json_equal(
-            &json!({"a": 1, "b": [1.0]}),
-            &json!({"b": [1], "a": 1.0})
-        ));
+        assert!(json_equal(&json!({"a": 1, "b": [1.0]}), &json!({"b": [1], "a": 1.0})));
         assert!(!json_equal(&json!(false), &json!(0)));
         assert!(!json_equal(&json!([1]), &json!([1, 1])));
-        assert_eq!(
-            json_hash(&json!({"a": 1, "b": 2})),
-            json_hash(&json!({"b": 2.0, "a": 1}))
-        );
+        assert_eq!(json_hash(&json!({"a": 1, "b": 2})), json_hash(&json!({"b": 2.0, "a": 1})));
     }
 
     #[test]

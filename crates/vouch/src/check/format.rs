@@ -185,12 +185,9 @@ fn is_full_date(s: &[u8]) -> bool {
     let [y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2] = *s else {
         return false;
     };
-    let (Some(high), Some(low), Some(month), Some(day)) = (
-        two_digits(y1, y2),
-        two_digits(y3, y4),
-        two_digits(m1, m2),
-        two_digits(d1, d2),
-    ) else {
+    let (Some(high), Some(low), Some(month), Some(day)) =
+        (two_digits(y1, y2), two_digits(y3, y4), two_digits(m1, m2), two_digits(d1, d2))
+    else {
         return false;
     };
     (1..=12).contains(&month) && (1..=days_in_month(high * 100 + low, month)).contains(&day)
@@ -209,11 +206,8 @@ fn is_full_time(s: &[u8]) -> bool {
     let [h1, h2, b':', m1, m2, b':', s1, s2, rest @ ..] = s else {
         return false;
     };
-    let (Some(hour), Some(minute), Some(second)) = (
-        two_digits(*h1, *h2),
-        two_digits(*m1, *m2),
-        two_digits(*s1, *s2),
-    ) else {
+    let (Some(hour), Some(minute), Some(second)) = (two_digits(*h1, *h2), two_digits(*m1, *m2), two_digits(*s1, *s2))
+    else {
         return false;
     };
     if hour > 23 || minute > 59 || second > 60 {
@@ -272,8 +266,7 @@ fn is_duration(s: &str) -> bool {
         // `dur-date [dur-time]` or a bare `dur-time`: the date part may be
         // empty, but `T` must be followed by at least one element.
         Some((date, time)) => {
-            duration_elements(date, b"YMD").is_some()
-                && duration_elements(time, b"HMS").is_some_and(|n| n > 0)
+            duration_elements(date, b"YMD").is_some() && duration_elements(time, b"HMS").is_some_and(|n| n > 0)
         }
         None => duration_elements(body, b"YMD").is_some_and(|n| n > 0),
     }
@@ -319,9 +312,7 @@ fn is_host_label(label: &str) -> bool {
     (1..=63).contains(&label.len())
         && !label.starts_with('-')
         && !label.ends_with('-')
-        && label
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && label.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 /// Dotted quad of decimal octets without leading zeros.
@@ -347,16 +338,8 @@ fn is_dec_octet(s: &str) -> bool {
 fn is_ipv6(s: &str) -> bool {
     match s.split_once("::") {
         Some((head, tail)) => {
-            let head_groups = if head.is_empty() {
-                Some(0)
-            } else {
-                h16_groups(head, false)
-            };
-            let tail_groups = if tail.is_empty() {
-                Some(0)
-            } else {
-                h16_groups(tail, true)
-            };
+            let head_groups = if head.is_empty() { Some(0) } else { h16_groups(head, false) };
+            let tail_groups = if tail.is_empty() { Some(0) } else { h16_groups(tail, true) };
             // `::` stands for at least one group of zeros, so at most seven
             // are written; a second `::` leaves an empty group in the tail.
             matches!((head_groups, tail_groups), (Some(h), Some(t)) if h + t <= 7)
@@ -422,9 +405,7 @@ fn quoted_string_rest(s: &str) -> Option<&str> {
             b'"' => return s.get(at + 1..),
             // `quoted-pairSMTP = %d92 %d32-126`
             b'\\' => {
-                bytes
-                    .next()
-                    .filter(|&(_, escaped)| (32..=126).contains(&escaped))?;
+                bytes.next().filter(|&(_, escaped)| (32..=126).contains(&escaped))?;
             }
             // `qtextSMTP = %d32-33 / %d35-91 / %d93-126`
             32..=126 => {}
@@ -436,8 +417,7 @@ fn quoted_string_rest(s: &str) -> Option<&str> {
 
 /// `Dot-string = Atom *("." Atom)`.
 fn is_dot_atom(s: &str) -> bool {
-    s.split('.')
-        .all(|atom| !atom.is_empty() && atom.bytes().all(is_atext))
+    s.split('.').all(|atom| !atom.is_empty() && atom.bytes().all(is_atext))
 }
 
 /// RFC 5322 `atext`.
@@ -465,10 +445,7 @@ fn is_unreserved(b: u8) -> bool {
 
 /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="`.
 fn is_sub_delim(b: u8) -> bool {
-    matches!(
-        b,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-    )
+    matches!(b, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=')
 }
 
 /// `pchar` without `pct-encoded`, which [`is_escaped_run`] handles.
@@ -513,8 +490,7 @@ fn strip_query_and_fragment(s: &str) -> Option<&str> {
 
 /// `URI = scheme ":" hier-part [ "?" query ] [ "#" fragment ]`.
 fn is_uri(s: &str) -> bool {
-    let Some((scheme, hier_part)) = strip_query_and_fragment(s).and_then(|s| s.split_once(':'))
-    else {
+    let Some((scheme, hier_part)) = strip_query_and_fragment(s).and_then(|s| s.split_once(':')) else {
         return false;
     };
     is_scheme(scheme) && is_hier_part(hier_part, false)
@@ -528,8 +504,7 @@ fn is_relative_ref(s: &str) -> bool {
 /// `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
 fn is_scheme(s: &str) -> bool {
     s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
 }
 
 /// `hier-part`, or `relative-part` when `relative`: `"//" authority
@@ -554,9 +529,8 @@ fn is_authority(s: &str) -> bool {
         return false;
     };
     // `port = *DIGIT`, so an empty port after the colon is allowed.
-    is_escaped_run(userinfo, |b| {
-        is_unreserved(b) || is_sub_delim(b) || b == b':'
-    }) && is_host(host)
+    is_escaped_run(userinfo, |b| is_unreserved(b) || is_sub_delim(b) || b == b':')
+        && is_host(host)
         && port.bytes().all(|b| b.is_ascii_digit())
 }
 
@@ -568,11 +542,7 @@ fn split_port(s: &str) -> Option<(&str, &str)> {
         return Some(s.split_once(':').unwrap_or((s, "")));
     }
     let (literal, after) = s.split_once(']')?;
-    let port = if after.is_empty() {
-        after
-    } else {
-        after.strip_prefix(':')?
-    };
+    let port = if after.is_empty() { after } else { after.strip_prefix(':')? };
     Some((literal, port))
 }
 
@@ -596,9 +566,7 @@ fn is_ipv_future(s: &str) -> bool {
     !version.is_empty()
         && version.bytes().all(|b| b.is_ascii_hexdigit())
         && !address.is_empty()
-        && address
-            .bytes()
-            .all(|b| is_unreserved(b) || is_sub_delim(b) || b == b':')
+        && address.bytes().all(|b| is_unreserved(b) || is_sub_delim(b) || b == b':')
 }
 
 // ---------------------------------------------------------------------------
@@ -680,12 +648,7 @@ mod tests {
             .map(|s| format!("  refused but valid:    {s:?}"))
             .chain(accepted.map(|s| format!("  accepted but invalid: {s:?}")))
             .collect();
-        assert!(
-            wrong.is_empty(),
-            "format {:?}:\n{}",
-            format.name(),
-            wrong.join("\n")
-        );
+        assert!(wrong.is_empty(), "format {:?}:\n{}", format.name(), wrong.join("\n"));
     }
 
     #[test]
@@ -693,16 +656,7 @@ mod tests {
         for format in ALL {
             assert_eq!(Format::from_name(format.name()), Some(format));
         }
-        let unknown = [
-            "",
-            "Date",
-            "DATE-TIME",
-            "idn-email",
-            "iri",
-            "uri-template",
-            "regex",
-            "date-time ",
-        ];
+        let unknown = ["", "Date", "DATE-TIME", "idn-email", "iri", "uri-template", "regex", "date-time "];
         for name in unknown {
             assert_eq!(Format::from_name(name), None, "{name:?}");
         }
@@ -915,20 +869,8 @@ mod tests {
     /// often; std's parsers must agree on every one.
     #[test]
     fn ip_addresses_agree_with_std_on_generated_strings() {
-        const TOKENS: [&str; 12] = [
-            "",
-            "",
-            "0",
-            "1",
-            "ff",
-            "abcd",
-            "12345",
-            "1.2.3.4",
-            "01.2.3.4",
-            "256.0.0.1",
-            "g",
-            "0.0.0",
-        ];
+        const TOKENS: [&str; 12] =
+            ["", "", "0", "1", "ff", "abcd", "12345", "1.2.3.4", "01.2.3.4", "256.0.0.1", "g", "0.0.0"];
         let mut state: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move |bound: usize| {
             state ^= state << 13;
@@ -1045,9 +987,7 @@ mod tests {
     /// Every check must be total: no input may panic, however odd or long.
     #[test]
     fn odd_inputs_do_not_panic() {
-        let odd = [
-            "\u{0}", "\u{feff}", "😀", "%", "[", "]", "@", "::::", "T", "P", "-", "é@é", "\"", "\\",
-        ];
+        let odd = ["\u{0}", "\u{feff}", "😀", "%", "[", "]", "@", "::::", "T", "P", "-", "é@é", "\"", "\\"];
         for format in ALL {
             for s in odd {
                 let _ = format.is_valid(s);

@@ -29,21 +29,11 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     pub fn fast() -> Self {
-        Self {
-            report: false,
-            path: String::new(),
-            problems: Vec::new(),
-            max: 0,
-        }
+        Self { report: false, path: String::new(), problems: Vec::new(), max: 0 }
     }
 
     pub fn reporting(path: &str, max: usize) -> Self {
-        Self {
-            report: true,
-            path: path.to_owned(),
-            problems: Vec::new(),
-            max: max.max(1),
-        }
+        Self { report: true, path: path.to_owned(), problems: Vec::new(), max: max.max(1) }
     }
 
     /// Record a problem (built lazily, only when reporting). Returns whether
@@ -59,13 +49,7 @@ impl Ctx {
             return false;
         }
         if self.problems.len() < self.max {
-            self.problems.push(Problem::new(
-                code,
-                &self.path,
-                expected(),
-                excerpt(got),
-                &sentence(),
-            ));
+            self.problems.push(Problem::new(code, &self.path, expected(), excerpt(got), &sentence()));
         }
         self.problems.len() < self.max
     }
@@ -99,13 +83,7 @@ pub(crate) fn is_valid(nodes: &[Node], id: NodeId, value: &Value) -> bool {
 }
 
 /// Every problem of `value` against node `id`, with paths under `path`.
-pub(crate) fn problems(
-    nodes: &[Node],
-    id: NodeId,
-    value: &Value,
-    path: &str,
-    max: usize,
-) -> Vec<Problem> {
+pub(crate) fn problems(nodes: &[Node], id: NodeId, value: &Value, path: &str, max: usize) -> Vec<Problem> {
     let mut ctx = Ctx::reporting(path, max);
     Eval { nodes }.node(id, value, &mut ctx);
     ctx.problems
@@ -159,6 +137,10 @@ macro_rules! check {
 
 impl Eval<'_> {
     fn node(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
+        crate::deeper(|| self.node_here(id, v, ctx))
+    }
+
+    fn node_here(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
         // An id is always in the arena; failing closed costs nothing if not.
         let Some(n) = self.nodes.get(id) else {
             return false;
@@ -187,14 +169,9 @@ impl Eval<'_> {
         if let Some(members) = &n.enumeration {
             if !members.iter().any(|m| json_equal(m, v)) {
                 // A value of a type no member has is no answer, not a wrong one.
-                let same_type = members
-                    .iter()
-                    .any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
-                let code = if same_type {
-                    ProblemCode::NotAllowed
-                } else {
-                    ProblemCode::WrongType
-                };
+                let same_type =
+                    members.iter().any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
+                let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
                 ctx.fail(
                     code,
                     || format!("one of {}", list(members)),
@@ -207,11 +184,7 @@ impl Eval<'_> {
         if let Some(c) = &n.constant {
             if !json_equal(c, v) {
                 let same_type = Types::of(c) == Types::of(v) || (c.is_number() && v.is_number());
-                let code = if same_type {
-                    ProblemCode::NotAllowed
-                } else {
-                    ProblemCode::WrongType
-                };
+                let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
                 ctx.fail(
                     code,
                     || format!("exactly {}", excerpt(c)),
@@ -309,11 +282,7 @@ impl Eval<'_> {
                     ProblemCode::TooShort,
                     format!("at least {}", plural(min, "character", "characters")),
                     v,
-                    format!(
-                        "{} is shorter than {}",
-                        excerpt(v),
-                        plural(min, "character", "characters")
-                    )
+                    format!("{} is shorter than {}", excerpt(v), plural(min, "character", "characters"))
                 );
             }
             if let Some(max) = n.max_length {
@@ -324,11 +293,7 @@ impl Eval<'_> {
                     ProblemCode::TooLong,
                     format!("at most {}", plural(max, "character", "characters")),
                     v,
-                    format!(
-                        "{} is longer than {} ({len})",
-                        excerpt(v),
-                        plural(max, "character", "characters")
-                    )
+                    format!("{} is longer than {} ({len})", excerpt(v), plural(max, "character", "characters"))
                 );
             }
         }
@@ -397,25 +362,16 @@ impl Eval<'_> {
             }
         }
         if let Some(c) = n.contains {
-            let matching = items
-                .iter()
-                .filter(|item| self.node(c, item, &mut Ctx::fast()))
-                .count() as u64;
+            let matching = items.iter().filter(|item| self.node(c, item, &mut Ctx::fast())).count() as u64;
             let min = n.min_contains.unwrap_or(1);
             check!(
                 ok,
                 ctx,
                 matching >= min,
                 ProblemCode::NoMatch,
-                format!(
-                    "at least {} matching `contains`",
-                    plural(min, "item", "items")
-                ),
+                format!("at least {} matching `contains`", plural(min, "item", "items")),
                 v,
-                format!(
-                    "has {} matching the `contains` schema, fewer than {min}",
-                    plural(matching, "item", "items")
-                )
+                format!("has {} matching the `contains` schema, fewer than {min}", plural(matching, "item", "items"))
             );
             if let Some(max) = n.max_contains {
                 check!(
@@ -423,10 +379,7 @@ impl Eval<'_> {
                     ctx,
                     matching <= max,
                     ProblemCode::NoMatch,
-                    format!(
-                        "at most {} matching `contains`",
-                        plural(max, "item", "items")
-                    ),
+                    format!("at most {} matching `contains`", plural(max, "item", "items")),
                     v,
                     format!(
                         "has {} matching the `contains` schema, more than {max}",
@@ -501,10 +454,7 @@ impl Eval<'_> {
                 ProblemCode::TooShort,
                 format!("at least {}", plural(min, "property", "properties")),
                 v,
-                format!(
-                    "has {}, fewer than {min}",
-                    plural(len, "property", "properties")
-                )
+                format!("has {}, fewer than {min}", plural(len, "property", "properties"))
             );
         }
         if let Some(max) = n.max_properties {
@@ -515,10 +465,7 @@ impl Eval<'_> {
                 ProblemCode::TooLong,
                 format!("at most {}", plural(max, "property", "properties")),
                 v,
-                format!(
-                    "has {}, more than {max}",
-                    plural(len, "property", "properties")
-                )
+                format!("has {}, more than {max}", plural(len, "property", "properties"))
             );
         }
         for (key, item) in map {
@@ -580,10 +527,7 @@ impl Eval<'_> {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, &name, "", 1);
-                        first
-                            .first()
-                            .map(|p| p.message.trim_start_matches("(root): ").to_owned())
-                            .unwrap_or_default()
+                        first.first().map(|p| p.message.trim_start_matches("(root): ").to_owned()).unwrap_or_default()
                     } else {
                         String::new()
                     };
@@ -611,12 +555,7 @@ impl Eval<'_> {
                 }
             }
         }
-        if !n.any_of.is_empty()
-            && !n
-                .any_of
-                .iter()
-                .any(|id| self.node(*id, v, &mut Ctx::fast()))
-        {
+        if !n.any_of.is_empty() && !n.any_of.iter().any(|id| self.node(*id, v, &mut Ctx::fast())) {
             ok = false;
             let go_on = match self.fail_choice(&n.any_of, v, ctx) {
                 Some(go_on) => go_on,
@@ -687,20 +626,14 @@ impl Eval<'_> {
             }
         }
         if let Some(cond) = n.if_ {
-            let (branch, name) = if self.node(cond, v, &mut Ctx::fast()) {
-                (n.then_, "then")
-            } else {
-                (n.else_, "else")
-            };
+            let (branch, name) =
+                if self.node(cond, v, &mut Ctx::fast()) { (n.then_, "then") } else { (n.else_, "else") };
             if let Some(id) = branch {
                 if !self.node(id, v, &mut Ctx::fast()) {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, v, &ctx.path, 1);
-                        first
-                            .first()
-                            .map(|p| format!(": {}", p.message))
-                            .unwrap_or_default()
+                        first.first().map(|p| format!(": {}", p.message)).unwrap_or_default()
                     } else {
                         String::new()
                     };
@@ -730,14 +663,8 @@ impl Eval<'_> {
         for id in alternatives {
             values.extend(self.nodes.get(*id).and_then(Node::plain_choice)?);
         }
-        let same_type = values
-            .iter()
-            .any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
-        let code = if same_type {
-            ProblemCode::NotAllowed
-        } else {
-            ProblemCode::WrongType
-        };
+        let same_type = values.iter().any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
+        let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
         Some(ctx.fail(
             code,
             || format!("one of {}", list(&values)),
@@ -755,10 +682,7 @@ impl Eval<'_> {
         }
         for (i, id) in alternatives.iter().enumerate().take(3) {
             if let Some(p) = problems(self.nodes, *id, v, &ctx.path, 1).first() {
-                let msg = p
-                    .message
-                    .split_once(": ")
-                    .map_or(p.message.as_str(), |(_, m)| m);
+                let msg = p.message.split_once(": ").map_or(p.message.as_str(), |(_, m)| m);
                 out.push_str(&format!("; option {}: {msg}", i + 1));
             }
         }

@@ -19,9 +19,7 @@ pub(crate) fn compile_pattern(source: &str) -> Result<Regex, String> {
     regex::RegexBuilder::new(&translated)
         .size_limit(REGEX_SIZE_LIMIT)
         .build()
-        .map_err(|e| {
-            format!("the pattern {source:?} cannot be run in linear time or is invalid: {e}")
-        })
+        .map_err(|e| format!("the pattern {source:?} cannot be run in linear time or is invalid: {e}"))
 }
 
 fn translate(source: &str) -> Result<String, String> {
@@ -44,7 +42,11 @@ fn translate(source: &str) -> Result<String, String> {
                     ('D' | 'W', true) => {
                         return Err(format!("the pattern {source:?} uses \\{e} inside a character class, which vouch cannot translate exactly"));
                     }
-                    ('c', _) => return Err(format!("the pattern {source:?} uses a \\c control escape, which vouch does not support")),
+                    ('c', _) => {
+                        return Err(format!(
+                            "the pattern {source:?} uses a \\c control escape, which vouch does not support"
+                        ))
+                    }
                     _ => {
                         out.push('\\');
                         out.push(e);
@@ -58,7 +60,9 @@ fn translate(source: &str) -> Result<String, String> {
                 // match nothing/anything; the regex crate reads them differently.
                 let rest = chars.as_str();
                 if rest.starts_with(']') || rest.starts_with("^]") {
-                    return Err(format!("the pattern {source:?} uses an empty class [] or [^], which vouch does not support"));
+                    return Err(format!(
+                        "the pattern {source:?} uses an empty class [] or [^], which vouch does not support"
+                    ));
                 }
             }
             ']' if in_class => {

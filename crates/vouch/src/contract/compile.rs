@@ -18,16 +18,8 @@ use crate::pointer;
 const MAX_SCHEMA_DEPTH: usize = 256;
 
 /// Keywords that carry no constraint and are ignored everywhere.
-const ANNOTATIONS: &[&str] = &[
-    "title",
-    "description",
-    "examples",
-    "default",
-    "$comment",
-    "readOnly",
-    "writeOnly",
-    "deprecated",
-];
+const ANNOTATIONS: &[&str] =
+    &["title", "description", "examples", "default", "$comment", "readOnly", "writeOnly", "deprecated"];
 
 pub(crate) struct Compiled {
     pub nodes: Vec<Node>,
@@ -62,31 +54,18 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     refuse_in_place_cycles(&nodes)?;
     policy::refuse_tested_only_policies(&nodes)?;
     policy::check_defaults(&nodes)?;
-    Ok(Compiled {
-        nodes,
-        root,
-        root_policy,
-    })
+    Ok(Compiled { nodes, root, root_policy })
 }
 
 fn invalid(keyword: &str, location: &str, what: &str) -> CompileError {
-    CompileError::new(
-        Kind::InvalidValue,
-        keyword,
-        location,
-        format!("must be {what}"),
-    )
+    CompileError::new(Kind::InvalidValue, keyword, location, format!("must be {what}"))
 }
 
 fn non_negative(keyword: &str, location: &str, v: &Value) -> Result<u64> {
     match v {
         Value::Number(n) => n
             .as_u64()
-            .or_else(|| {
-                n.as_f64()
-                    .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19)
-                    .map(|f| f as u64)
-            })
+            .or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19).map(|f| f as u64))
             .ok_or_else(|| invalid(keyword, location, "a non-negative integer")),
         _ => Err(invalid(keyword, location, "a non-negative integer")),
     }
@@ -100,14 +79,10 @@ fn number(keyword: &str, location: &str, v: &Value) -> Result<Number> {
 }
 
 fn string_list(keyword: &str, location: &str, v: &Value) -> Result<Vec<String>> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| invalid(keyword, location, "an array of unique strings"))?;
+    let items = v.as_array().ok_or_else(|| invalid(keyword, location, "an array of unique strings"))?;
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in items {
-        let s = item
-            .as_str()
-            .ok_or_else(|| invalid(keyword, location, "an array of unique strings"))?;
+        let s = item.as_str().ok_or_else(|| invalid(keyword, location, "an array of unique strings"))?;
         if out.iter().any(|o| o == s) {
             return Err(invalid(keyword, location, "an array of unique strings"));
         }
@@ -120,6 +95,10 @@ impl<'a> Compiler<'a> {
     /// Compile the schema at `location` (a canonical JSON Pointer), or return
     /// the node already compiled there.
     fn node(&mut self, schema: &'a Value, location: String) -> Result<NodeId> {
+        crate::deeper(|| self.node_here(schema, location))
+    }
+
+    fn node_here(&mut self, schema: &'a Value, location: String) -> Result<NodeId> {
         if let Some(&id) = self.by_location.get(&location) {
             return Ok(id);
         }
@@ -132,25 +111,13 @@ impl<'a> Compiler<'a> {
             ));
         }
         let id = self.nodes.len();
-        self.nodes.push(Node {
-            location: location.clone(),
-            ..Node::default()
-        });
+        self.nodes.push(Node { location: location.clone(), ..Node::default() });
         self.by_location.insert(location.clone(), id);
         self.depth += 1;
         let compiled = match schema {
-            Value::Bool(b) => Ok(Node {
-                location: location.clone(),
-                never: !b,
-                ..Node::default()
-            }),
+            Value::Bool(b) => Ok(Node { location: location.clone(), never: !b, ..Node::default() }),
             Value::Object(map) => self.keywords(map, &location),
-            _ => Err(CompileError::new(
-                Kind::InvalidValue,
-                "",
-                &location,
-                "a schema must be an object or a boolean",
-            )),
+            _ => Err(CompileError::new(Kind::InvalidValue, "", &location, "a schema must be an object or a boolean")),
         };
         self.depth -= 1;
         let node = compiled?;
@@ -170,42 +137,23 @@ impl<'a> Compiler<'a> {
             .filter(|a| !a.is_empty())
             .ok_or_else(|| invalid(keyword, location, "a non-empty array of schemas"))?;
         let base = pointer::join(location, keyword);
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, s)| self.node(s, pointer::join(&base, &i.to_string())))
-            .collect()
+        items.iter().enumerate().map(|(i, s)| self.node(s, pointer::join(&base, &i.to_string()))).collect()
     }
 
-    fn sub_map(
-        &mut self,
-        v: &'a Value,
-        location: &str,
-        keyword: &str,
-    ) -> Result<Vec<(String, NodeId)>> {
-        let map = v
-            .as_object()
-            .ok_or_else(|| invalid(keyword, location, "an object of schemas"))?;
+    fn sub_map(&mut self, v: &'a Value, location: &str, keyword: &str) -> Result<Vec<(String, NodeId)>> {
+        let map = v.as_object().ok_or_else(|| invalid(keyword, location, "an object of schemas"))?;
         let base = pointer::join(location, keyword);
-        map.iter()
-            .map(|(k, s)| Ok((k.clone(), self.node(s, pointer::join(&base, k))?)))
-            .collect()
+        map.iter().map(|(k, s)| Ok((k.clone(), self.node(s, pointer::join(&base, k))?))).collect()
     }
 
     fn pattern(&self, keyword: &str, location: &str, source: &str) -> Result<Pattern> {
         compile_pattern(source)
-            .map(|regex| Pattern {
-                source: source.to_owned(),
-                regex,
-            })
+            .map(|regex| Pattern { source: source.to_owned(), regex })
             .map_err(|why| CompileError::new(Kind::BadPattern, keyword, location, why))
     }
 
     fn keywords(&mut self, map: &'a Map<String, Value>, location: &str) -> Result<Node> {
-        let mut n = Node {
-            location: location.to_owned(),
-            ..Node::default()
-        };
+        let mut n = Node { location: location.to_owned(), ..Node::default() };
         let at_root = location.is_empty();
         for (keyword, v) in map {
             let k = keyword.as_str();
@@ -338,9 +286,7 @@ impl<'a> Compiler<'a> {
         }
         if let Some(v) = map.get("x-vouch") {
             let (node_policy, root) =
-                policy::parse(v, map, &n, location, &mut |when: &'a Value, at: String| {
-                    self.node(when, at)
-                })?;
+                policy::parse(v, map, &n, location, &mut |when: &'a Value, at: String| self.node(when, at))?;
             n.policy = node_policy.map(Box::new);
             if let Some(root) = root {
                 self.root_policy = root;
@@ -351,15 +297,11 @@ impl<'a> Compiler<'a> {
 
     /// Resolve a `$ref` within this document and compile its target.
     fn reference(&mut self, v: &'a Value, location: &str) -> Result<NodeId> {
-        let r = v
-            .as_str()
-            .ok_or_else(|| invalid("$ref", location, "a string"))?;
+        let r = v.as_str().ok_or_else(|| invalid("$ref", location, "a string"))?;
         // A reference through the root's own `$id` is still local.
         let local = match (r.split_once('#'), self.root_id) {
             (Some(("", fragment)), _) => Some(fragment),
-            (Some((base, fragment)), Some(id)) if base == id.trim_end_matches('#') => {
-                Some(fragment)
-            }
+            (Some((base, fragment)), Some(id)) if base == id.trim_end_matches('#') => Some(fragment),
             _ => None,
         };
         let Some(fragment) = local else {
@@ -370,14 +312,8 @@ impl<'a> Compiler<'a> {
                 format!("{r:?} is not in this document; vouch resolves only local references like \"#/$defs/name\""),
             ));
         };
-        let unresolved = || {
-            CompileError::new(
-                Kind::UnresolvedRef,
-                "$ref",
-                location,
-                format!("{r:?} points to nothing"),
-            )
-        };
+        let unresolved =
+            || CompileError::new(Kind::UnresolvedRef, "$ref", location, format!("{r:?} points to nothing"));
         let decoded = pointer::percent_decode(fragment).ok_or_else(unresolved)?;
         if !decoded.is_empty() && !decoded.starts_with('/') {
             return Err(CompileError::new(
@@ -448,21 +384,13 @@ fn types(v: &Value, location: &str) -> Result<Types> {
             for name in names {
                 let t = one(name)?;
                 if set.contains(t) {
-                    return Err(invalid(
-                        "type",
-                        location,
-                        "an array of unique JSON type names",
-                    ));
+                    return Err(invalid("type", location, "an array of unique JSON type names"));
                 }
                 set = set.union(t);
             }
             Ok(set)
         }
-        _ => Err(invalid(
-            "type",
-            location,
-            "a JSON type name or a non-empty array of them",
-        )),
+        _ => Err(invalid("type", location, "a JSON type name or a non-empty array of them")),
     }
 }
 
@@ -481,12 +409,7 @@ fn refuse_in_place_cycles(nodes: &[Node]) -> Result<()> {
             continue;
         }
         let mut stack: Vec<(NodeId, Vec<NodeId>)> = Vec::new();
-        let next_of = |id: NodeId| {
-            nodes
-                .get(id)
-                .map(|n| n.in_place().collect::<Vec<_>>())
-                .unwrap_or_default()
-        };
+        let next_of = |id: NodeId| nodes.get(id).map(|n| n.in_place().collect::<Vec<_>>()).unwrap_or_default();
         stack.push((start, next_of(start)));
         if let Some(m) = mark.get_mut(start) {
             *m = Mark::Open;
@@ -502,10 +425,7 @@ fn refuse_in_place_cycles(nodes: &[Node]) -> Result<()> {
                         stack.push((next, next_of(next)));
                     }
                     Some(Mark::Open) => {
-                        let at = nodes
-                            .get(id)
-                            .map(|n| n.location.as_str())
-                            .unwrap_or_default();
+                        let at = nodes.get(id).map(|n| n.location.as_str()).unwrap_or_default();
                         return Err(CompileError::new(
                             Kind::RefCycle,
                             "$ref",

@@ -47,17 +47,7 @@ pub struct CompileError {
 }
 
 impl CompileError {
-    pub(crate) fn new(
-        kind: CompileErrorKind,
-        keyword: &str,
-        location: &str,
-        message: impl Into<String>,
-    ) -> Self {
-        Self {
-            kind,
-            keyword: keyword.to_owned(),
-            location: location.to_owned(),
-            message: message.into(),
-        }
+    pub(crate) fn new(kind: CompileErrorKind, keyword: &str, location: &str, message: impl Into<String>) -> Self {
+        Self { kind, keyword: keyword.to_owned(), location: location.to_owned(), message: message.into() }
     }
 }

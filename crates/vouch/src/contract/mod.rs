@@ -56,12 +56,7 @@ impl Contract {
     /// line and column) or the schema does not compile.
     pub fn from_json_str(text: &str) -> Result<Self, CompileError> {
         let document: Value = serde_json::from_str(text).map_err(|e| {
-            CompileError::new(
-                CompileErrorKind::NotJson,
-                "",
-                "",
-                format!("the contract is not JSON: {e}"),
-            )
+            CompileError::new(CompileErrorKind::NotJson, "", "", format!("the contract is not JSON: {e}"))
         })?;
         Self::from_value(document)
     }
@@ -82,14 +77,8 @@ impl Contract {
             max_depth: rp.max_depth.unwrap_or(defaults.max_depth),
             max_problems: rp.max_problems.unwrap_or(defaults.max_problems),
         };
-        let repairs = compiled
-            .nodes
-            .iter()
-            .any(|n| n.policy.as_ref().is_some_and(|p| p.repairs()));
-        let findings = compiled
-            .nodes
-            .iter()
-            .any(|n| n.policy.as_ref().is_some_and(|p| !p.findings.is_empty()));
+        let repairs = compiled.nodes.iter().any(|n| n.policy.as_ref().is_some_and(|p| p.repairs()));
+        let findings = compiled.nodes.iter().any(|n| n.policy.as_ref().is_some_and(|p| !p.findings.is_empty()));
         let contract = Self {
             document,
             nodes: compiled.nodes,
@@ -116,10 +105,7 @@ impl Contract {
                 CompileErrorKind::BadPolicy,
                 "x-vouch",
                 "",
-                format!(
-                    "limits must be positive, and max_depth at most {}",
-                    Limits::MAX_DEPTH_CAP
-                ),
+                format!("limits must be positive, and max_depth at most {}", Limits::MAX_DEPTH_CAP),
             ));
         }
         self.limits = limits;
@@ -158,10 +144,7 @@ impl Contract {
                 "",
                 "shallower nesting".into(),
                 String::new(),
-                &format!(
-                    "the value nests deeper than {} levels",
-                    self.limits.max_depth
-                ),
+                &format!("the value nests deeper than {} levels", self.limits.max_depth),
             )]);
         }
         self.judge(value.clone(), Vec::new())
@@ -174,25 +157,14 @@ impl Contract {
             repairs.extend(r.log);
         }
         if !check::is_valid(&self.nodes, self.root, &value) {
-            let problems =
-                check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
+            let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
             return Verdict::refuse(problems);
         }
         let mut findings = Vec::new();
         if self.findings {
-            crate::findings::collect(
-                &self.nodes,
-                self.root,
-                &value,
-                &mut String::new(),
-                &mut findings,
-            );
+            crate::findings::collect(&self.nodes, self.root, &value, &mut String::new(), &mut findings);
         }
-        Verdict::Accepted(Accepted {
-            value,
-            repairs,
-            findings,
-        })
+        Verdict::Accepted(Accepted { value, repairs, findings })
     }
 }
 

@@ -52,9 +52,7 @@ impl Types {
         match value {
             Value::Null => self.contains(Self::NULL),
             Value::Bool(_) => self.contains(Self::BOOLEAN),
-            Value::Number(n) => {
-                self.contains(Self::NUMBER) || (self.contains(Self::INTEGER) && is_integer(n))
-            }
+            Value::Number(n) => self.contains(Self::NUMBER) || (self.contains(Self::INTEGER) && is_integer(n)),
             Value::String(_) => self.contains(Self::STRING),
             Value::Array(_) => self.contains(Self::ARRAY),
             Value::Object(_) => self.contains(Self::OBJECT),
@@ -94,10 +92,7 @@ impl Types {
 
 /// A number with no fractional part (`1` and `1.0` both are).
 pub(crate) fn is_integer(n: &Number) -> bool {
-    n.is_i64()
-        || n.is_u64()
-        || n.as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 /// A compiled `pattern`: the regex and its source for messages.
@@ -235,11 +230,7 @@ impl Node {
             .chain(self.else_.iter())
             .chain(self.contains.iter())
             .chain(self.property_names.iter())
-            .chain(
-                self.policy
-                    .iter()
-                    .flat_map(|p| p.findings.iter().map(|f| &f.when)),
-            )
+            .chain(self.policy.iter().flat_map(|p| p.findings.iter().map(|f| &f.when)))
             .copied()
     }
 
@@ -280,12 +271,7 @@ impl Node {
             && self.in_place().next().is_none()
             && self.policy.is_none();
         // A `type` beside the choice only narrows it; keep the values it admits.
-        bare.then(|| {
-            values
-                .into_iter()
-                .filter(|v| self.types.is_none_or(|t| t.admits(v)))
-                .collect()
-        })
+        bare.then(|| values.into_iter().filter(|v| self.types.is_none_or(|t| t.admits(v))).collect())
     }
 
     /// Every subschema, whatever its role.
@@ -298,10 +284,6 @@ impl Node {
             .chain(self.pattern_properties.iter().map(|(_, id)| *id))
             .chain(self.additional_properties)
             .chain(self.property_names)
-            .chain(
-                self.policy
-                    .iter()
-                    .flat_map(|p| p.findings.iter().map(|f| f.when)),
-            )
+            .chain(self.policy.iter().flat_map(|p| p.findings.iter().map(|f| f.when)))
     }
 }

@@ -45,10 +45,7 @@ fn declared_types(node: &Node) -> Option<Types> {
     if let Some(t) = node.types {
         return Some(t);
     }
-    let values = node
-        .enumeration
-        .as_deref()
-        .or(node.constant.as_ref().map(std::slice::from_ref))?;
+    let values = node.enumeration.as_deref().or(node.constant.as_ref().map(std::slice::from_ref))?;
     values.iter().map(Types::of).reduce(Types::union)
 }
 
@@ -61,9 +58,7 @@ pub(crate) fn parse<'a>(
     location: &str,
     compile: &mut dyn FnMut(&'a Value, String) -> Result<NodeId>,
 ) -> Result<(Option<Policy>, Option<RootPolicy>)> {
-    let map = v
-        .as_object()
-        .ok_or_else(|| bad(location, "x-vouch must be an object"))?;
+    let map = v.as_object().ok_or_else(|| bad(location, "x-vouch must be an object"))?;
     let at_root = location.is_empty();
     let mut policy = Policy::default();
     let mut root = RootPolicy::default();
@@ -76,10 +71,10 @@ pub(crate) fn parse<'a>(
             "findings" => {
                 let list = value.as_array().ok_or_else(|| bad(location, "x-vouch.findings must be an array"))?;
                 for (i, f) in list.iter().enumerate() {
-                    let f = f
-                        .as_object()
-                        .filter(|o| o.keys().all(|k| k == "when" || k == "message"))
-                        .ok_or_else(|| bad(location, "each finding must be an object with `when` and `message` only"))?;
+                    let f =
+                        f.as_object().filter(|o| o.keys().all(|k| k == "when" || k == "message")).ok_or_else(|| {
+                            bad(location, "each finding must be an object with `when` and `message` only")
+                        })?;
                     let message = f
                         .get("message")
                         .and_then(Value::as_str)
@@ -115,7 +110,12 @@ pub(crate) fn parse<'a>(
                         "max_bytes" => root.max_bytes = Some(n),
                         "max_depth" => root.max_depth = Some(n),
                         "max_problems" => root.max_problems = Some(n),
-                        _ => return Err(bad(location, format!("unknown limit {name:?}; use max_bytes, max_depth or max_problems"))),
+                        _ => {
+                            return Err(bad(
+                                location,
+                                format!("unknown limit {name:?}; use max_bytes, max_depth or max_problems"),
+                            ))
+                        }
                     }
                 }
             }
@@ -125,7 +125,9 @@ pub(crate) fn parse<'a>(
             other => {
                 return Err(bad(
                     location,
-                    format!("unknown x-vouch key {other:?}; use repair, default, findings (and at the root unwrap, limits)"),
+                    format!(
+                        "unknown x-vouch key {other:?}; use repair, default, findings (and at the root unwrap, limits)"
+                    ),
                 ))
             }
         }
@@ -138,31 +140,20 @@ pub(crate) fn parse<'a>(
 }
 
 fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str) -> Result<Rules> {
-    let names = value
-        .as_array()
-        .ok_or_else(|| bad(location, "x-vouch.repair must be an array of rule names"))?;
+    let names = value.as_array().ok_or_else(|| bad(location, "x-vouch.repair must be an array of rule names"))?;
     let types = declared_types(node);
     let has = |t: Types| types.is_some_and(|set| set.contains(t));
     let mut r = Rules::default();
     for name in names {
-        let name = name
-            .as_str()
-            .ok_or_else(|| bad(location, "x-vouch.repair must be an array of rule names"))?;
-        let cannot = |why: &str| {
-            bad(
-                location,
-                format!("repair rule {name:?} cannot apply here: {why}"),
-            )
-        };
+        let name = name.as_str().ok_or_else(|| bad(location, "x-vouch.repair must be an array of rule names"))?;
+        let cannot = |why: &str| bad(location, format!("repair rule {name:?} cannot apply here: {why}"));
         let slot = match name {
             "coerce" => {
                 if !(has(Types::NUMBER) || has(Types::INTEGER) || has(Types::BOOLEAN)) {
                     return Err(cannot("the node's type must be number, integer or boolean"));
                 }
                 if has(Types::STRING) {
-                    return Err(cannot(
-                        "the node also admits strings, so a string needs no coercion",
-                    ));
+                    return Err(cannot("the node also admits strings, so a string needs no coercion"));
                 }
                 &mut r.coerce
             }
@@ -176,17 +167,12 @@ fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str
                 if !(has(Types::NUMBER) || has(Types::INTEGER)) {
                     return Err(cannot("the node's type must be number or integer"));
                 }
-                let exclusive =
-                    node.exclusive_minimum.is_some() || node.exclusive_maximum.is_some();
+                let exclusive = node.exclusive_minimum.is_some() || node.exclusive_maximum.is_some();
                 if exclusive && has(Types::NUMBER) {
-                    return Err(cannot(
-                        "an exclusive bound on a non-integer has no nearest allowed value",
-                    ));
+                    return Err(cannot("an exclusive bound on a non-integer has no nearest allowed value"));
                 }
                 if node.minimum.is_none() && node.maximum.is_none() && !exclusive {
-                    return Err(cannot(
-                        "the node declares no minimum or maximum to clamp to",
-                    ));
+                    return Err(cannot("the node declares no minimum or maximum to clamp to"));
                 }
                 &mut r.clamp
             }
@@ -197,11 +183,7 @@ fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str
                 &mut r.trim
             }
             "enum_case" => {
-                if !node
-                    .enumeration
-                    .as_ref()
-                    .is_some_and(|e| e.iter().any(Value::is_string))
-                {
+                if !node.enumeration.as_ref().is_some_and(|e| e.iter().any(Value::is_string)) {
                     return Err(cannot("the node declares no enum of strings"));
                 }
                 &mut r.enum_case
@@ -220,9 +202,7 @@ fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str
             }
             "strip_unknown" => {
                 if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
-                    return Err(cannot(
-                        "only objects with additionalProperties: false refuse unknown properties",
-                    ));
+                    return Err(cannot("only objects with additionalProperties: false refuse unknown properties"));
                 }
                 &mut r.strip_unknown
             }
@@ -230,18 +210,12 @@ fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str
             other => {
                 return Err(bad(
                     location,
-                    format!(
-                        "unknown repair rule {other:?}; the rules are {}",
-                        RULES.join(", ")
-                    ),
+                    format!("unknown repair rule {other:?}; the rules are {}", RULES.join(", ")),
                 ));
             }
         };
         if *slot {
-            return Err(bad(
-                location,
-                format!("repair rule {name:?} is listed twice"),
-            ));
+            return Err(bad(location, format!("repair rule {name:?} is listed twice")));
         }
         *slot = true;
     }
@@ -287,10 +261,7 @@ pub(crate) fn check_defaults(nodes: &[Node]) -> Result<()> {
         if !crate::check::is_valid(nodes, id, default) {
             return Err(bad(
                 &node.location,
-                format!(
-                    "the default {} does not satisfy this node's own schema",
-                    crate::verdict::excerpt(default)
-                ),
+                format!("the default {} does not satisfy this node's own schema", crate::verdict::excerpt(default)),
             ));
         }
     }

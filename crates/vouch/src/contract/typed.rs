@@ -48,17 +48,11 @@ fn normalize(schema: &mut Value) {
                 if let Some(f) = format {
                     if let Some((lo, hi)) = integer_range(&f) {
                         map.remove("format");
-                        let lo_ok = map
-                            .get("minimum")
-                            .and_then(Value::as_f64)
-                            .is_some_and(|m| m >= lo as f64);
+                        let lo_ok = map.get("minimum").and_then(Value::as_f64).is_some_and(|m| m >= lo as f64);
                         if !lo_ok {
                             map.insert("minimum".into(), number(lo));
                         }
-                        let hi_ok = map
-                            .get("maximum")
-                            .and_then(Value::as_f64)
-                            .is_some_and(|m| m <= hi as f64);
+                        let hi_ok = map.get("maximum").and_then(Value::as_f64).is_some_and(|m| m <= hi as f64);
                         if !hi_ok {
                             map.insert("maximum".into(), number(hi));
                         }
@@ -75,10 +69,7 @@ fn normalize(schema: &mut Value) {
 }
 
 fn number(n: i128) -> Value {
-    i64::try_from(n)
-        .map(Value::from)
-        .or_else(|_| u64::try_from(n).map(Value::from))
-        .unwrap_or(Value::Null)
+    i64::try_from(n).map(Value::from).or_else(|_| u64::try_from(n).map(Value::from)).unwrap_or(Value::Null)
 }
 
 impl Contract {
@@ -116,28 +107,18 @@ impl Contract {
     /// The refusal, when the reply is refused, or when the accepted value
     /// does not deserialize into `T` (the contract and the type disagree:
     /// refused with code `wrong_type` at the root, failing closed).
-    pub fn check_as<T: DeserializeOwned>(
-        &self,
-        raw: impl AsRef<[u8]>,
-    ) -> Result<Vouched<T>, Refused> {
+    pub fn check_as<T: DeserializeOwned>(&self, raw: impl AsRef<[u8]>) -> Result<Vouched<T>, Refused> {
         match self.check(raw) {
             Verdict::Refused(r) => Err(r),
             Verdict::Accepted(a) => match T::deserialize(&a.value) {
-                Ok(value) => Ok(Vouched {
-                    value,
-                    repairs: a.repairs,
-                    findings: a.findings,
-                }),
+                Ok(value) => Ok(Vouched { value, repairs: a.repairs, findings: a.findings }),
                 Err(e) => Err(Refused {
                     problems: vec![Problem::new(
                         ProblemCode::WrongType,
                         "",
                         std::any::type_name::<T>().to_owned(),
                         crate::verdict::excerpt(&a.value),
-                        &format!(
-                            "the accepted value does not fit the type {}: {e}",
-                            std::any::type_name::<T>()
-                        ),
+                        &format!("the accepted value does not fit the type {}: {e}", std::any::type_name::<T>()),
                     )],
                 }),
             },

@@ -30,11 +30,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self {
-            max_bytes: 4 * 1024 * 1024,
-            max_depth: 128,
-            max_problems: 100,
-        }
+        Self { max_bytes: 4 * 1024 * 1024, max_depth: 128, max_problems: 100 }
     }
 }
 
@@ -44,35 +40,21 @@ fn position(text: &str, offset: usize) -> Position {
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    Position {
-        line,
-        column,
-        offset,
-    }
+    Position { line, column, offset }
 }
 
 pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
     let pos = position(text, e.offset);
     let (expected, sentence) = match e.code {
-        ProblemCode::Truncated => (
-            "a complete JSON value",
-            format!("the reply was cut off ({})", e.detail),
-        ),
-        ProblemCode::TrailingText => (
-            "nothing after the JSON value",
-            format!("{} at line {}, column {}", e.detail, pos.line, pos.column),
-        ),
+        ProblemCode::Truncated => ("a complete JSON value", format!("the reply was cut off ({})", e.detail)),
+        ProblemCode::TrailingText => {
+            ("nothing after the JSON value", format!("{} at line {}, column {}", e.detail, pos.line, pos.column))
+        }
         ProblemCode::DuplicateKey => ("each key once per object", e.detail.clone()),
         ProblemCode::TooDeep => ("shallower nesting", e.detail.clone()),
         ProblemCode::NumberOverflow => ("a number a double can hold", e.detail.clone()),
         ProblemCode::AmbiguousReply => ("exactly one JSON value", e.detail.clone()),
-        _ => (
-            "strict JSON",
-            format!(
-                "not JSON: {} at line {}, column {}",
-                e.detail, pos.line, pos.column
-            ),
-        ),
+        _ => ("strict JSON", format!("not JSON: {} at line {}, column {}", e.detail, pos.line, pos.column)),
     };
     let got = text.get(e.offset..).map(excerpt_text).unwrap_or_default();
     let mut p = Problem::new(e.code, &e.path, expected.to_owned(), got, &sentence);
@@ -82,41 +64,27 @@ pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
 
 /// Read a whole reply. On success, returns the value and, when an unwrap
 /// was needed, the repair that records it.
-pub(crate) fn read_reply(
-    raw: &[u8],
-    limits: &Limits,
-    unwrap: Unwrap,
-) -> Result<(Value, Option<Repair>), Box<Problem>> {
+pub(crate) fn read_reply(raw: &[u8], limits: &Limits, unwrap: Unwrap) -> Result<(Value, Option<Repair>), Box<Problem>> {
     if raw.len() > limits.max_bytes {
         return Err(Box::new(Problem::new(
             ProblemCode::TooLarge,
             "",
             format!("at most {} bytes", limits.max_bytes),
             format!("{} bytes", raw.len()),
-            &format!(
-                "the reply is {} bytes, over the limit of {}",
-                raw.len(),
-                limits.max_bytes
-            ),
+            &format!("the reply is {} bytes, over the limit of {}", raw.len(), limits.max_bytes),
         )));
     }
     let text = match std::str::from_utf8(raw) {
         Ok(text) => text,
         Err(e) => {
-            let valid = raw
-                .get(..e.valid_up_to())
-                .and_then(|b| std::str::from_utf8(b).ok())
-                .unwrap_or("");
+            let valid = raw.get(..e.valid_up_to()).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
             let pos = position(valid, e.valid_up_to());
             let mut p = Problem::new(
                 ProblemCode::NotJson,
                 "",
                 "UTF-8 text".to_owned(),
                 format!("invalid byte at offset {}", e.valid_up_to()),
-                &format!(
-                    "not JSON: invalid UTF-8 at line {}, column {}",
-                    pos.line, pos.column
-                ),
+                &format!("not JSON: invalid UTF-8 at line {}, column {}", pos.line, pos.column),
             );
             p.position = Some(pos);
             return Err(Box::new(p));
@@ -136,19 +104,14 @@ pub(crate) fn read_reply(
         Err(e) => {
             // Unwrapping is tried only for replies that are not JSON as a whole;
             // a cut-off or over-deep reply stays refused whatever is declared.
-            if matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText)
-                && !unwrap.is_none()
-            {
+            if matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText) && !unwrap.is_none() {
                 if let Some(found) = unwrap::unwrap(text, limits.max_depth, unwrap) {
                     return found.map_err(|e| Box::new(read_problem(text, &e)));
                 }
             }
             let mut p = read_problem(text, &e);
-            if e.code == ProblemCode::NotJson && unwrap::fence_body(text).is_some() && !unwrap.fence
-            {
-                p.message.push_str(
-                    " (the reply is a Markdown code fence, which this contract does not unwrap)",
-                );
+            if e.code == ProblemCode::NotJson && unwrap::fence_body(text).is_some() && !unwrap.fence {
+                p.message.push_str(" (the reply is a Markdown code fence, which this contract does not unwrap)");
             }
             Err(Box::new(p))
         }

@@ -39,19 +39,8 @@ pub(crate) struct Parser<'a> {
 /// Read exactly one JSON value from `text[start..]`, allowing only white
 /// space after it when `whole` is true. Returns the value and the offset just
 /// past it.
-pub(crate) fn read_value(
-    text: &str,
-    start: usize,
-    max_depth: usize,
-    whole: bool,
-) -> Result<(Value, usize), ReadError> {
-    let mut p = Parser {
-        bytes: text.as_bytes(),
-        text,
-        pos: start,
-        max_depth,
-        stack: Vec::new(),
-    };
+pub(crate) fn read_value(text: &str, start: usize, max_depth: usize, whole: bool) -> Result<(Value, usize), ReadError> {
+    let mut p = Parser { bytes: text.as_bytes(), text, pos: start, max_depth, stack: Vec::new() };
     let value = p.value()?;
     let end = p.pos;
     if whole {
@@ -79,27 +68,15 @@ impl Parser<'_> {
     }
 
     fn err(&self, code: ProblemCode, detail: impl Into<String>) -> ReadError {
-        ReadError {
-            code,
-            offset: self.pos,
-            path: String::new(),
-            detail: detail.into(),
-        }
+        ReadError { code, offset: self.pos, path: String::new(), detail: detail.into() }
     }
 
     /// End of input where more was required: the reply was cut off.
     fn eof_or(&self, detail: &str) -> ReadError {
         if self.pos >= self.bytes.len() {
-            self.err(
-                ProblemCode::Truncated,
-                "the reply ends in the middle of a value",
-            )
+            self.err(ProblemCode::Truncated, "the reply ends in the middle of a value")
         } else {
-            let found = self
-                .text
-                .get(self.pos..)
-                .and_then(|s| s.chars().next())
-                .unwrap_or('?');
+            let found = self.text.get(self.pos..).and_then(|s| s.chars().next()).unwrap_or('?');
             self.err(ProblemCode::NotJson, format!("{detail}, found {found:?}"))
         }
     }
@@ -222,10 +199,9 @@ impl Parser<'_> {
     /// Account for one more open container.
     fn open(&self) -> Result<(), ReadError> {
         if self.stack.len() >= self.max_depth {
-            return Err(self.err(
-                ProblemCode::TooDeep,
-                format!("the reply nests deeper than {} levels", self.max_depth),
-            ));
+            return Err(
+                self.err(ProblemCode::TooDeep, format!("the reply nests deeper than {} levels", self.max_depth))
+            );
         }
         Ok(())
     }
@@ -282,9 +258,7 @@ impl Parser<'_> {
             Some(b'0') => {
                 self.pos += 1;
                 if self.peek().is_some_and(|b| b.is_ascii_digit()) {
-                    return Err(
-                        self.err(ProblemCode::NotJson, "a number may not have a leading zero")
-                    );
+                    return Err(self.err(ProblemCode::NotJson, "a number may not have a leading zero"));
                 }
             }
             Some(b'1'..=b'9') => {
@@ -312,10 +286,7 @@ impl Parser<'_> {
         }
         let text = self.text.get(start..self.pos).unwrap_or_default();
         let number = if integer {
-            text.parse::<i64>()
-                .map(Number::from)
-                .or_else(|_| text.parse::<u64>().map(Number::from))
-                .ok()
+            text.parse::<i64>().map(Number::from).or_else(|_| text.parse::<u64>().map(Number::from)).ok()
         } else {
             None
         };
@@ -330,10 +301,7 @@ impl Parser<'_> {
                 code: ProblemCode::NumberOverflow,
                 offset: start,
                 path: self.path(),
-                detail: format!(
-                    "the number {} is too large to represent",
-                    crate::verdict::excerpt_text(text)
-                ),
+                detail: format!("the number {} is too large to represent", crate::verdict::excerpt_text(text)),
             }),
         }
     }
@@ -345,10 +313,7 @@ impl Parser<'_> {
         loop {
             // Copy the run up to the next quote, escape or control character in one go.
             let run_start = self.pos;
-            while self
-                .peek()
-                .is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20)
-            {
+            while self.peek().is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20) {
                 self.pos += 1;
             }
             out.push_str(self.text.get(run_start..self.pos).unwrap_or_default());
@@ -363,10 +328,7 @@ impl Parser<'_> {
                     self.escape(&mut out)?;
                 }
                 Some(_) => {
-                    return Err(self.err(
-                        ProblemCode::NotJson,
-                        "a control character must be escaped in a string",
-                    ));
+                    return Err(self.err(ProblemCode::NotJson, "a control character must be escaped in a string"));
                 }
             }
         }
@@ -394,18 +356,12 @@ impl Parser<'_> {
                             self.pos = self.bytes.len();
                             return Err(self.eof_or(""));
                         }
-                        return Err(self.err(
-                            ProblemCode::NotJson,
-                            "a lone surrogate escape is not a character",
-                        ));
+                        return Err(self.err(ProblemCode::NotJson, "a lone surrogate escape is not a character"));
                     }
                     self.pos += 2;
                     let second = self.hex4()?;
                     if !(0xDC00..0xE000).contains(&second) {
-                        return Err(self.err(
-                            ProblemCode::NotJson,
-                            "a lone surrogate escape is not a character",
-                        ));
+                        return Err(self.err(ProblemCode::NotJson, "a lone surrogate escape is not a character"));
                     }
                     char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
                 } else {
@@ -416,12 +372,7 @@ impl Parser<'_> {
                         out.push(c);
                         return Ok(());
                     }
-                    None => {
-                        return Err(self.err(
-                            ProblemCode::NotJson,
-                            "a lone surrogate escape is not a character",
-                        ))
-                    }
+                    None => return Err(self.err(ProblemCode::NotJson, "a lone surrogate escape is not a character")),
                 }
             }
             Some(_) => return Err(self.err(ProblemCode::NotJson, "invalid escape in a string")),
@@ -440,9 +391,7 @@ impl Parser<'_> {
             };
             match d {
                 Some(d) => v = v * 16 + d,
-                None => {
-                    return Err(self.err(ProblemCode::NotJson, "expected four hex digits after \\u"))
-                }
+                None => return Err(self.err(ProblemCode::NotJson, "expected four hex digits after \\u")),
             }
             self.pos += 1;
         }

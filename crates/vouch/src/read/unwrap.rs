@@ -38,10 +38,7 @@ pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<F
             // Parse only up to the closing fence, so a cut-off body reads as `truncated`.
             let upto = text.get(..end).unwrap_or_default();
             let read = read_value(upto, start, max_depth, false).and_then(|(value, stop)| {
-                if text
-                    .get(stop..end)
-                    .is_some_and(|rest| rest.trim().is_empty())
-                {
+                if text.get(stop..end).is_some_and(|rest| rest.trim().is_empty()) {
                     Ok(value)
                 } else {
                     Err(ReadError {
@@ -133,7 +130,9 @@ fn prose(text: &str, max_depth: usize) -> Found {
                             code: ProblemCode::AmbiguousReply,
                             offset: open,
                             path: String::new(),
-                            detail: "the reply holds more than one JSON value; vouch will not guess which is the answer".into(),
+                            detail:
+                                "the reply holds more than one JSON value; vouch will not guess which is the answer"
+                                    .into(),
                         });
                     }
                     found = Some((value, open));
@@ -181,18 +180,8 @@ mod tests {
 
     #[test]
     fn a_cut_off_fence_body_is_truncated() {
-        let found = unwrap(
-            "```json\n{\"a\": 1\n```",
-            128,
-            Unwrap {
-                fence: true,
-                prose: false,
-            },
-        );
-        assert_eq!(
-            found.and_then(Result::err).map(|e| e.code),
-            Some(ProblemCode::Truncated)
-        );
+        let found = unwrap("```json\n{\"a\": 1\n```", 128, Unwrap { fence: true, prose: false });
+        assert_eq!(found.and_then(Result::err).map(|e| e.code), Some(ProblemCode::Truncated));
     }
 
     #[test]

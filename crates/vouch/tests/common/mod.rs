@@ -13,10 +13,7 @@ pub fn shared_dir(sub: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    let msg = format!(
-        "SHARED DATA MISSING: {} not found (set VOUCH_SHARED to the shared folder)",
-        dir.display()
-    );
+    let msg = format!("SHARED DATA MISSING: {} not found (set VOUCH_SHARED to the shared folder)", dir.display());
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{msg}");
     }
