@@ -6,6 +6,7 @@
 mod check;
 mod load;
 mod render;
+mod schema;
 
 use std::process::ExitCode;
 
@@ -28,12 +29,21 @@ enum Command {
     ///
     /// Example: vouch check --contract examples/contracts/plate.json examples/replies/plate/all_false.json
     Check(check::Args),
+    /// Emit the schema to send to a provider, or the prompt text, from a contract.
+    ///
+    /// The emitted schema never weakens the contract: a reply that satisfies it is
+    /// accepted by the contract (repairs allowed). Where the provider cannot express
+    /// a keyword, exit 2 names it and its location.
+    ///
+    /// Example: vouch schema --contract examples/contracts/plate.json --for openai
+    Schema(schema::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Schema(args) => schema::run(&args),
     };
     ExitCode::from(code)
 }

@@ -45,6 +45,7 @@
 
 mod check;
 mod contract;
+mod export;
 mod findings;
 mod pointer;
 mod read;
@@ -53,6 +54,7 @@ mod verdict;
 
 pub use check::format::Format;
 pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
+pub use export::{ExportError, Provider};
 pub use read::{Limits, Unwrap};
 pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
 

@@ -43,7 +43,12 @@ fn subject(name: &str, base: Value) -> Subject {
     }
 }
 
-fn subjects() -> Vec<Subject> {
+fn subjects() -> &'static [Subject] {
+    static SUBJECTS: std::sync::OnceLock<Vec<Subject>> = std::sync::OnceLock::new();
+    SUBJECTS.get_or_init(make_subjects)
+}
+
+fn make_subjects() -> Vec<Subject> {
     vec![
         subject("plate.json", json!({"productPresent": false, "productTextPresent": true, "garbledText": false})),
         subject(
@@ -182,8 +187,7 @@ proptest! {
         mutations in prop::collection::vec(mutation(), 0..4),
         wrap in 0u8..4,
     ) {
-        let subjects = subjects();
-        let s = &subjects[which];
+        let s = &subjects()[which];
         let reply = apply(&s.base, &mutations);
         let text = reply.to_string();
         let raw = match wrap {

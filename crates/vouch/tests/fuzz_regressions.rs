@@ -1,0 +1,88 @@
+//! Fuzzing regressions (see fuzz/README.md).
+//!
+//! The committed fuzz seed corpus for the `check` target (fuzz/seeds/check:
+//! JSONTestSuite files, the bundled example replies and hand-made replies)
+//! and for `repair_roundtrip` is replayed through the example contracts with
+//! the fuzz targets' properties: no panic, and a value once accepted is a
+//! fixed point, accepted again unchanged with no repairs, both as compact
+//! JSON text and as a value.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::path::PathBuf;
+
+use vouch::Contract;
+
+const PLATE: &str = include_str!("../../../examples/contracts/plate.json");
+const ELIGIBILITY: &str = include_str!("../../../examples/contracts/eligibility.json");
+
+fn seeds(target: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds").join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// The fuzz targets' property for one reply; returns whether it was accepted.
+fn check_and_recheck(name: &str, contract: &Contract, raw: &[u8], what: &str) -> bool {
+    let verdict = contract.check(raw);
+    // Rendering builds excerpts and positions from the reply: it must not panic either.
+    let _ = serde_json::to_string(&verdict.to_json()).unwrap();
+    for p in verdict.problems() {
+        let _ = p.to_string();
+    }
+    let Some(value) = verdict.value() else {
+        assert!(!verdict.problems().is_empty(), "{what} {name}: refused with no problem");
+        return false;
+    };
+    let text = serde_json::to_string(value).unwrap();
+    let again = contract.check(text.as_bytes());
+    assert!(again.is_accepted(), "{what} {name}: {text} refused on re-check: {:?}", again.problems());
+    assert!(again.repairs().is_empty(), "{what} {name}: {text} repaired on re-check: {:?}", again.repairs());
+    assert_eq!(again.value(), Some(value), "{what} {name}: re-check changed the value");
+    let again = contract.check_value(value);
+    assert!(again.is_accepted(), "{what} {name}: {text} refused by check_value: {:?}", again.problems());
+    assert!(again.repairs().is_empty(), "{what} {name}: {text} repaired by check_value: {:?}", again.repairs());
+    assert_eq!(again.value(), Some(value), "{what} {name}: check_value changed the value");
+    true
+}
+
+#[test]
+fn fuzz_seed_corpus_replays_through_the_example_contracts() {
+    let contracts = [
+        ("plate", Contract::from_json_str(PLATE).unwrap()),
+        ("eligibility", Contract::from_json_str(ELIGIBILITY).unwrap()),
+    ];
+    let mut files = seeds("check");
+    files.extend(seeds("repair_roundtrip"));
+    assert!(files.len() > 100, "fuzz/seeds looks empty: run fuzz/seed.sh");
+    let mut accepted = 0;
+    for file in &files {
+        let raw = std::fs::read(file).unwrap();
+        let name = file.display().to_string();
+        for (what, contract) in &contracts {
+            if check_and_recheck(&name, contract, &raw, what) {
+                accepted += 1;
+            }
+        }
+    }
+    // The example replies include accepted ones for both contracts.
+    assert!(accepted >= 4, "only {accepted} seeds accepted");
+}
+
+#[test]
+fn any_json_value_is_a_fixed_point_of_the_empty_contract() {
+    // (Which JSONTestSuite files are read and which refused is json_test_suite.rs's job.)
+    let any = Contract::from_json_str("{}").unwrap();
+    let mut accepted = 0;
+    for file in seeds("parse") {
+        let raw = std::fs::read(&file).unwrap();
+        if check_and_recheck(&file.display().to_string(), &any, &raw, "{}") {
+            accepted += 1;
+        }
+    }
+    assert!(accepted >= 50, "only {accepted} parse seeds accepted");
+}
