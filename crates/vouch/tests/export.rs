@@ -359,7 +359,8 @@ proptest! {
             if slot >= 8 {
                 if let Some(Value::Object(c)) = reply.pointer_mut("/criteria/0") {
                     let ks: Vec<String> = c.keys().cloned().collect();
-                    c.insert(ks[slot % ks.len()].clone(), v);
+                    let k = ks.get(slot % ks.len().max(1)).cloned().unwrap_or_else(|| "reason".into());
+                    c.insert(k, v);
                     continue;
                 }
             }
