@@ -172,7 +172,7 @@ fn what_a_provider_cannot_express_is_refused_with_keyword_and_location() {
         ),
         (
             Provider::Anthropic,
-            json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "x-vouch": {"repair": ["trim"]}}}, "required": ["s"]}),
+            json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 5, "x-vouch": {"repair": ["trim"]}}}, "required": ["s"]}),
             "minLength",
             "/properties/s",
         ),

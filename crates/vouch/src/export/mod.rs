@@ -206,6 +206,10 @@ fn length_pattern(min: u64, max: Option<u64>, trim: bool) -> Option<String> {
         (false, _, None) => Some(format!("^[\\s\\S]{{{min},}}$")),
         (true, 0, Some(m)) => Some(format!("^[\\s\\S]{{0,{m}}}$")),
         (true, 1, None) => Some("[^\\s\\u0085]".to_owned()),
+        // First and last non-blank characters, at least `min` apart.
+        (true, _, None) => {
+            Some(format!("^[\\s\\u0085]*[^\\s\\u0085][\\s\\S]{{{},}}[^\\s\\u0085][\\s\\u0085]*$", min - 2))
+        }
         _ => None,
     }
 }
@@ -215,6 +219,7 @@ impl Exporter<'_> {
         let doc = self.document;
         if self.provider == Provider::JsonSchema {
             let mut out = doc.clone();
+            trimmed_lengths(&mut out)?;
             strip_policy(&mut out);
             return Ok(out);
         }
@@ -736,6 +741,44 @@ fn disjoint_types(v: &Value) -> bool {
     true
 }
 
+/// `trim` is the one repair that can turn a valid value invalid (`"  "`
+/// passes `minLength: 1`, then trims to `""`). Without the policy, say what
+/// the contract checks: the trimmed length, as a pattern.
+fn trimmed_lengths(doc: &mut Value) -> Result<()> {
+    let mut stack = vec![(doc, String::new())];
+    while let Some((v, at)) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if Absorbs::of(m).trim {
+                    let min = m.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+                    if m.contains_key("pattern") {
+                        return Err(error(
+                            "pattern",
+                            &at,
+                            "JSON Schema cannot say that a pattern holds after trimming",
+                        ));
+                    }
+                    if let Some(p) = length_pattern(min, None, true) {
+                        m.insert("pattern".into(), Value::String(p));
+                    }
+                }
+                for (k, child) in m.iter_mut() {
+                    let here = pointer::join(&at, k);
+                    stack.push((child, here));
+                }
+            }
+            Value::Array(a) => {
+                for (i, child) in a.iter_mut().enumerate() {
+                    let here = pointer::join(&at, &i.to_string());
+                    stack.push((child, here));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The contract without its `x-vouch` policy.
 pub(crate) fn strip_policy(v: &mut Value) {
     let mut stack = vec![v];
@@ -748,5 +791,31 @@ pub(crate) fn strip_policy(v: &mut Value) {
             Value::Array(a) => stack.extend(a.iter_mut()),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::length_pattern;
+    use crate::check::pattern::compile_pattern;
+
+    fn matches(min: u64, max: Option<u64>, trim: bool, s: &str) -> bool {
+        let p = length_pattern(min, max, trim).unwrap_or_default();
+        compile_pattern(&p).is_ok_and(|re| re.is_match(s))
+    }
+
+    #[test]
+    fn length_patterns_say_what_the_contract_checks() {
+        assert!(
+            matches(2, Some(3), false, "héé")
+                && !matches(2, Some(3), false, "h")
+                && !matches(2, Some(3), false, "abcd")
+        );
+        // With trim, lengths are of the trimmed string.
+        assert!(matches(1, None, true, "  a ") && !matches(1, None, true, " \t\u{85}\u{a0} "));
+        assert!(matches(2, None, true, " ab ") && !matches(2, None, true, "  a  "));
+        assert!(matches(3, None, true, "a b") && !matches(3, None, true, " ab "));
+        assert!(matches(0, Some(3), true, "abc") && !matches(0, Some(3), true, "abcd"));
+        assert_eq!(length_pattern(2, Some(5), true), None);
     }
 }
