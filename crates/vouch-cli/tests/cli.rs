@@ -111,7 +111,7 @@ fn contract_errors_exit_2_naming_file_and_location() {
     let out = vouch(&["check", "-c", bad_json.to_str().unwrap()], Some(b"{}"));
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("bad.json") && err.contains("line 3 column 1"), "{err}");
+    assert!(err.contains("bad.json") && err.contains("line 3, column 1"), "{err}");
 
     let bad_schema = scratch("bad_schema.json", r#"{"properties": {"score": {"type": "integer", "maximun": 100}}}"#);
     let out = vouch(&["check", "-c", bad_schema.to_str().unwrap()], Some(b"{}"));

@@ -75,7 +75,7 @@ pub enum ProblemCode {
     /// Array items that must be unique are not.
     NotUnique,
     /// A combination (`anyOf`, `oneOf`, `not`, `if`/`then`/`else`,
-    /// `contains`, `dependentRequired`…) does not hold.
+    /// `contains`/`minContains`/`maxContains`) does not hold.
     NoMatch,
 }
 

@@ -76,6 +76,10 @@ fn references() {
         "$ref": "https://example.com/s#/$defs/n"}))
     .unwrap();
     assert!(!by_id.check("\"x\"").is_accepted());
+    let to_root = Contract::from_value(json!({"$id": "https://example.com/t", "type": "object",
+        "properties": {"next": {"$ref": "https://example.com/t"}}, "additionalProperties": false}))
+    .unwrap();
+    assert_eq!(to_root.check(r#"{"next": {"x": 1}}"#).problems()[0].path, "/next/x");
 }
 
 #[test]
@@ -107,7 +111,16 @@ fn the_message_names_keyword_and_location() {
     assert_eq!(e.to_string(), "/properties/score: minimum: must be a number");
     let e = Contract::from_json_str("{\"type\": \"object\",}").unwrap_err();
     assert_eq!(e.kind, Kind::NotJson);
-    assert!(e.message.contains("line 1 column 19"), "{}", e.message);
+    assert!(e.message.contains("line 1, column 19"), "{}", e.message);
+    assert_eq!(e.to_string(), "(root): the contract is not JSON: expected a quoted key, found '}' (line 1, column 19)");
+    // A repeated key in a contract is as ambiguous as in a reply.
+    let e =
+        Contract::from_json_str(r#"{"properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}"#).unwrap_err();
+    assert_eq!(e.kind, Kind::NotJson);
+    assert!(e.message.contains("appears twice") && e.message.contains("/properties/a"), "{}", e.message);
+    // Deep contracts are read without recursion, and refused by the compiler's own limit.
+    let deep = "{\"items\": ".repeat(300) + "{}" + &"}".repeat(300);
+    assert_eq!(Contract::from_json_str(&deep).unwrap_err().kind, Kind::TooDeep);
 }
 
 #[test]
@@ -122,6 +135,7 @@ fn policy_errors() {
     at(json!({"type": "integer", "x-vouch": {"repair": ["guess"]}}), "", "unknown repair rule");
     at(json!({"type": "string", "x-vouch": {"repair": ["clamp"]}}), "", "cannot apply");
     at(json!({"type": "integer", "x-vouch": {"repair": ["clamp"]}}), "", "no minimum or maximum");
+    at(json!({"enum": [1, 2], "x-vouch": {"repair": ["coerce"]}}), "", "declare the node's `type`");
     at(json!({"type": "number", "exclusiveMaximum": 1, "x-vouch": {"repair": ["clamp"]}}), "", "exclusive");
     at(json!({"type": "number", "x-vouch": {"repair": ["round"]}}), "", "integer");
     at(json!({"type": ["string", "integer"], "x-vouch": {"repair": ["coerce"]}}), "", "admits strings");

@@ -195,6 +195,14 @@ fn unwraps_only_where_declared() {
     }
     let two = format!("{raw}\n{raw}");
     assert_eq!(c.check(&two).problems()[0].code.as_str(), "ambiguous_reply");
+    // A broken attempt at the answer beside a valid one is no clearer.
+    let broken = format!("First try: {{verdict: maybe}}\nSecond: {raw}");
+    assert_eq!(c.check(&broken).problems()[0].code.as_str(), "ambiguous_reply");
+    // A Markdown link in prose is not an attempt; a citation like [1] is a JSON value, so two values.
+    let linked = format!("See [the rules](https://example.com).\n{raw}");
+    assert!(c.check(&linked).is_pass(), "{:?}", c.check(&linked).problems());
+    let cited = format!("As required [1]:\n{raw}");
+    assert_eq!(c.check(&cited).problems()[0].code.as_str(), "ambiguous_reply");
     let strict = Contract::from_value(example("plate.json")).unwrap();
     let plate = r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#;
     assert_eq!(strict.check(format!("```json\n{plate}\n```")).problems()[0].code.as_str(), "not_json");

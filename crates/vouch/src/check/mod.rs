@@ -49,7 +49,9 @@ impl Ctx {
             return false;
         }
         if self.problems.len() < self.max {
-            self.problems.push(Problem::new(code, &self.path, expected(), excerpt(got), &sentence()));
+            // A missing value has nothing to show.
+            let got = if code == ProblemCode::Missing { String::new() } else { excerpt(got) };
+            self.problems.push(Problem::new(code, &self.path, expected(), got, &sentence()));
         }
         self.problems.len() < self.max
     }
@@ -98,6 +100,19 @@ fn list(values: &[Value]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A problem's sentence without its leading path (for nesting in another).
+fn without_path(message: &str) -> &str {
+    message.split_once(": ").map_or(message, |(_, m)| m)
+}
+
+/// A value for a message: its type and an excerpt (`string "no"`), or `null`.
+fn described(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_owned(),
+        other => format!("{} {}", type_name(other), excerpt(other)),
+    }
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -161,7 +176,7 @@ impl Eval<'_> {
                     ProblemCode::WrongType,
                     || names.clone(),
                     v,
-                    || format!("expected {names}, got {} {}", type_name(v), excerpt(v)),
+                    || format!("expected {names}, got {}", described(v)),
                 );
                 return false;
             }
@@ -602,7 +617,8 @@ impl Eval<'_> {
                         || "a value matching exactly one alternative (oneOf)".into(),
                         v,
                         || {
-                            let (a, b) = (matching.first().unwrap_or(&0), matching.get(1).unwrap_or(&0));
+                            // Numbered from 1, as in the messages of anyOf.
+                            let (a, b) = (matching.first().map_or(0, |i| i + 1), matching.get(1).map_or(0, |i| i + 1));
                             format!("matches alternatives {a} and {b}, but exactly one is allowed (oneOf)")
                         },
                     ),
@@ -633,7 +649,7 @@ impl Eval<'_> {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, v, &ctx.path, 1);
-                        first.first().map(|p| format!(": {}", p.message)).unwrap_or_default()
+                        first.first().map(|p| format!(": {}", without_path(&p.message))).unwrap_or_default()
                     } else {
                         String::new()
                     };
@@ -682,8 +698,7 @@ impl Eval<'_> {
         }
         for (i, id) in alternatives.iter().enumerate().take(3) {
             if let Some(p) = problems(self.nodes, *id, v, &ctx.path, 1).first() {
-                let msg = p.message.split_once(": ").map_or(p.message.as_str(), |(_, m)| m);
-                out.push_str(&format!("; option {}: {msg}", i + 1));
+                out.push_str(&format!("; option {}: {}", i + 1, without_path(&p.message)));
             }
         }
         out

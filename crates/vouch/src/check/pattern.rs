@@ -25,7 +25,10 @@ pub(crate) fn compile_pattern(source: &str) -> Result<Regex, String> {
 fn translate(source: &str) -> Result<String, String> {
     let mut out = String::with_capacity(source.len() + 16);
     let mut in_class = false;
-    let mut chars = source.chars();
+    let mut chars = source.chars().peekable();
+    let unsupported = |what: &str| {
+        Err(format!("the pattern {source:?} uses {what}, which vouch cannot run exactly as ECMA-262 does"))
+    };
     while let Some(c) = chars.next() {
         match c {
             '\\' => {
@@ -39,14 +42,18 @@ fn translate(source: &str) -> Result<String, String> {
                     ('w', false) => out.push_str("[0-9A-Za-z_]"),
                     ('w', true) => out.push_str("0-9A-Za-z_"),
                     ('W', false) => out.push_str("[^0-9A-Za-z_]"),
-                    ('D' | 'W', true) => {
-                        return Err(format!("the pattern {source:?} uses \\{e} inside a character class, which vouch cannot translate exactly"));
-                    }
-                    ('c', _) => {
-                        return Err(format!(
-                            "the pattern {source:?} uses a \\c control escape, which vouch does not support"
-                        ))
-                    }
+                    // ECMA-262 white space also has U+FEFF.
+                    ('s', false) => out.push_str("[\\s\\x{FEFF}]"),
+                    ('s', true) => out.push_str("\\s\\x{FEFF}"),
+                    ('S', false) => out.push_str("[^\\s\\x{FEFF}]"),
+                    // ECMA-262 word boundaries are ASCII.
+                    ('b', false) => out.push_str("(?-u:\\b)"),
+                    ('B', false) => out.push_str("(?-u:\\B)"),
+                    // Inside a class, negated classes nest (the regex crate allows it).
+                    ('D', true) => out.push_str("[^0-9]"),
+                    ('W', true) => out.push_str("[^0-9A-Za-z_]"),
+                    ('S', true) => out.push_str("[\\S&&[^\\x{FEFF}]]"),
+                    ('c', _) => return unsupported("a \\c control escape"),
                     _ => {
                         out.push('\\');
                         out.push(e);
@@ -54,22 +61,30 @@ fn translate(source: &str) -> Result<String, String> {
                 }
             }
             '[' if !in_class => {
+                // `[]` and `[^]` match nothing/anything in ECMA-262; the regex crate reads them otherwise.
+                let mut ahead = chars.clone();
+                let first = ahead.next();
+                if first == Some(']') || (first == Some('^') && ahead.next() == Some(']')) {
+                    return unsupported("an empty class [] or [^]");
+                }
                 in_class = true;
                 out.push('[');
-                // A leading `]` or `^]` is literal in ECMA-262 only as `[]`/`[^]`, which
-                // match nothing/anything; the regex crate reads them differently.
-                let rest = chars.as_str();
-                if rest.starts_with(']') || rest.starts_with("^]") {
-                    return Err(format!(
-                        "the pattern {source:?} uses an empty class [] or [^], which vouch does not support"
-                    ));
-                }
             }
             ']' if in_class => {
                 in_class = false;
                 out.push(']');
             }
             '[' if in_class => out.push_str("\\["),
+            // ECMA-262 `.` stops at every line terminator, not only `\n`.
+            '.' if !in_class => out.push_str("[^\\n\\r\\x{2028}\\x{2029}]"),
+            '(' if !in_class && chars.peek() == Some(&'?') => {
+                let mut ahead = chars.clone();
+                ahead.next();
+                match ahead.next() {
+                    Some(':') | Some('<') => out.push('('),
+                    _ => return unsupported("an inline flag or look-ahead group"),
+                }
+            }
             _ => out.push(c),
         }
     }
@@ -94,7 +109,24 @@ mod tests {
     fn non_linear_features_are_refused() {
         assert!(compile_pattern(r"(a)\1").is_err());
         assert!(compile_pattern(r"a(?=b)").is_err());
-        assert!(compile_pattern(r"[\D]").is_err());
+        assert!(compile_pattern(r"[\c]").is_err());
+        assert!(compile_pattern(r"(?i)abc").is_err());
+        assert!(compile_pattern(r"[]").is_err());
+    }
+
+    #[test]
+    fn ecma_dot_space_and_boundaries() {
+        let dot = compile_pattern("^a.b$").unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(dot.is_match("a-b") && !dot.is_match("a\rb") && !dot.is_match("a\u{2028}b"));
+        let space = compile_pattern(r"^\s$").unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(space.is_match("\u{feff}") && space.is_match(" "));
+        let word = compile_pattern(r"\bé").unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(word.is_match("xé") && !word.is_match("x1"), "ASCII boundaries");
+        assert!(compile_pattern("(?:a)(?<n>b)").is_ok());
+        let any = compile_pattern(r"^[\s\S]{2}$").unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(any.is_match("\n\u{feff}") && any.is_match("ab") && !any.is_match("a"));
+        let not_digit = compile_pattern(r"^[\Da]+$").unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(not_digit.is_match("xa") && !not_digit.is_match("1"));
     }
 
     #[test]

@@ -302,6 +302,7 @@ impl<'a> Compiler<'a> {
         let local = match (r.split_once('#'), self.root_id) {
             (Some(("", fragment)), _) => Some(fragment),
             (Some((base, fragment)), Some(id)) if base == id.trim_end_matches('#') => Some(fragment),
+            (None, Some(id)) if r == id.trim_end_matches('#') => Some(""),
             _ => None,
         };
         let Some(fragment) = local else {
@@ -350,8 +351,11 @@ const KNOWN_DIALECTS: &[&str] = &[
     "https://json-schema.org/draft/2019-09/schema",
     "http://json-schema.org/draft/2019-09/schema",
     "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft-07/schema",
     "http://json-schema.org/draft-06/schema",
+    "https://json-schema.org/draft-06/schema",
     "http://json-schema.org/draft-04/schema",
+    "https://json-schema.org/draft-04/schema",
 ];
 
 /// Keywords of JSON Schema that vouch knows but does not enforce.

@@ -34,7 +34,7 @@ pub enum CompileErrorKind {
 /// Why a contract did not compile. `location` is an RFC 6901 JSON Pointer
 /// into the contract document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{}: {keyword}: {message}", if location.is_empty() { "(root)" } else { location.as_str() })]
+#[error("{}: {}{message}", if location.is_empty() { "(root)" } else { location.as_str() }, if keyword.is_empty() { String::new() } else { format!("{keyword}: ") })]
 pub struct CompileError {
     /// The kind of mistake.
     pub kind: CompileErrorKind,

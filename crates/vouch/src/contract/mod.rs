@@ -16,6 +16,10 @@ pub use error::{CompileError, CompileErrorKind};
 use node::{Node, NodeId};
 pub use typed::Vouched;
 
+/// Deepest JSON nesting read in a contract document (a schema level is
+/// about two JSON levels: `properties`, then the name).
+const MAX_CONTRACT_JSON_DEPTH: usize = 512;
+
 /// A compiled contract. Cheap to share (`Sync`), never mutated by checks.
 ///
 /// ```
@@ -55,8 +59,17 @@ impl Contract {
     /// A [`CompileError`] when the text is not JSON (kind `not_json`, with
     /// line and column) or the schema does not compile.
     pub fn from_json_str(text: &str) -> Result<Self, CompileError> {
-        let document: Value = serde_json::from_str(text).map_err(|e| {
-            CompileError::new(CompileErrorKind::NotJson, "", "", format!("the contract is not JSON: {e}"))
+        // Our own strict reader: a repeated key in a contract is as ambiguous as
+        // in a reply, and deep contracts get the same bounded, non-recursive read.
+        let document = read::read_value(text, 0, MAX_CONTRACT_JSON_DEPTH, true).map(|(v, _)| v).map_err(|e| {
+            let pos = read::position(text, e.offset);
+            let at = if e.path.is_empty() { String::new() } else { format!(" at {}", e.path) };
+            CompileError::new(
+                CompileErrorKind::NotJson,
+                "",
+                "",
+                format!("the contract is not JSON: {}{at} (line {}, column {})", e.detail, pos.line, pos.column),
+            )
         })?;
         Self::from_value(document)
     }

@@ -21,7 +21,7 @@ pub(crate) struct RootPolicy {
     pub max_problems: Option<usize>,
 }
 
-/// The rule names, in the order they are applied.
+/// The rule names, in the order they are applied (see `repair.rs`).
 pub(crate) const RULES: &[&str] = &[
     "coerce",
     "round",
@@ -29,8 +29,8 @@ pub(crate) const RULES: &[&str] = &[
     "trim",
     "enum_case",
     "truncate",
-    "drop_invalid_items",
     "strip_unknown",
+    "drop_invalid_items",
     "default_if_invalid",
 ];
 
@@ -147,6 +147,10 @@ fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str
     for name in names {
         let name = name.as_str().ok_or_else(|| bad(location, "x-vouch.repair must be an array of rule names"))?;
         let cannot = |why: &str| bad(location, format!("repair rule {name:?} cannot apply here: {why}"));
+        // Number and boolean repairs act on the declared `type`, so it must be written.
+        if matches!(name, "coerce" | "round" | "clamp") && node.types.is_none() {
+            return Err(cannot("declare the node's `type` (number, integer or boolean)"));
+        }
         let slot = match name {
             "coerce" => {
                 if !(has(Types::NUMBER) || has(Types::INTEGER) || has(Types::BOOLEAN)) {

@@ -26,12 +26,12 @@ fn integer_range(format: &str) -> Option<(i128, i128)> {
         "int8" => (i128::from(i8::MIN), i128::from(i8::MAX)),
         "int16" => (i128::from(i16::MIN), i128::from(i16::MAX)),
         "int32" => (i128::from(i32::MIN), i128::from(i32::MAX)),
-        "int64" => (i128::from(i64::MIN), i128::from(i64::MAX)),
         "uint8" => (0, i128::from(u8::MAX)),
         "uint16" => (0, i128::from(u16::MAX)),
         "uint32" => (0, i128::from(u32::MAX)),
-        "uint64" | "uint" => (0, i128::from(u64::MAX)),
-        "uint128" | "int128" | "int" => return None,
+        // isize/usize, and 128-bit integers narrowed to 64 bits: stricter, never looser.
+        "int64" | "int" | "int128" => (i128::from(i64::MIN), i128::from(i64::MAX)),
+        "uint64" | "uint" | "uint128" => (0, i128::from(u64::MAX)),
         _ => return None,
     })
 }

@@ -56,7 +56,7 @@ impl Provider {
 
 /// Why a contract cannot be sent to a provider without weakening it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}: {keyword}: {message}", if location.is_empty() { "(root)" } else { location.as_str() })]
+#[error("{}: {}{message}", if location.is_empty() { "(root)" } else { location.as_str() }, if keyword.is_empty() { String::new() } else { format!("{keyword}: ") })]
 pub struct ExportError {
     /// The keyword the provider cannot express.
     pub keyword: String,

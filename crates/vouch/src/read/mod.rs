@@ -35,7 +35,7 @@ impl Default for Limits {
 }
 
 /// The 1-based line and column of a byte offset.
-fn position(text: &str, offset: usize) -> Position {
+pub(crate) fn position(text: &str, offset: usize) -> Position {
     let before = text.get(..offset).unwrap_or(text);
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);

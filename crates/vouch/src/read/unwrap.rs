@@ -115,6 +115,7 @@ fn outside_think(text: &str) -> Vec<(usize, usize)> {
 fn prose(text: &str, max_depth: usize) -> Found {
     let mut found: Option<(Value, usize)> = None;
     let mut first_error: Option<ReadError> = None;
+    let mut broken_object: Option<usize> = None;
     for (start, end) in outside_think(text) {
         // Parse only inside this range so a value cannot span a think block.
         let Some(part) = text.get(..end) else {
@@ -145,10 +146,25 @@ fn prose(text: &str, max_depth: usize) -> Found {
                     // Skip what the failed attempt read, so inner fragments of
                     // broken JSON never become candidates (and the scan stays linear).
                     at = e.offset.max(open + 1);
+                    // `[` opens Markdown links and citations in prose; a broken `{`
+                    // is a failed attempt at the answer.
+                    if text.as_bytes().get(open) == Some(&b'{') {
+                        broken_object.get_or_insert(open);
+                    }
                     first_error.get_or_insert(e);
                 }
             }
         }
+    }
+    if let (Some(_), Some(offset)) = (&found, broken_object) {
+        return Err(ReadError {
+            code: ProblemCode::AmbiguousReply,
+            offset,
+            path: String::new(),
+            detail:
+                "the reply holds a broken JSON object besides a valid one; vouch will not guess which is the answer"
+                    .into(),
+        });
     }
     match found {
         Some((value, _)) => {
