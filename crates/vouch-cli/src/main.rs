@@ -3,6 +3,8 @@
 //! Exit codes: 0 accepted and passing, 1 refused, 2 bad invocation or a
 //! contract that does not compile, 3 accepted with gate findings.
 
+mod audit;
+mod batch;
 mod check;
 mod load;
 mod render;
@@ -37,6 +39,33 @@ enum Command {
     ///
     /// Example: vouch schema --contract examples/contracts/plate.json --for openai
     Schema(schema::Args),
+    /// Check a JSON Lines file of replies: one verdict per line, in order, on all cores.
+    ///
+    /// Each input line is a JSON string (the raw reply) or an object whose --field
+    /// (default `raw`) holds it; its other fields (an id) are carried into the output
+    /// line, beside `line` and `verdict`. A summary goes to standard error. Exit codes:
+    /// 0 all accepted, 3 some with findings, 1 some refused, 4 some input lines broken,
+    /// 2 bad invocation.
+    ///
+    /// Example: vouch batch --contract examples/contracts/plate.json replies.jsonl --out verdicts.jsonl
+    Batch(batch::Args),
+    /// Throw the hostile replies models really produce at a contract, or at your own gate.
+    ///
+    /// Without --against: a table of classes and every hostile reply the contract
+    /// accepts as a good answer (a contract weakness); exit 1 if any. With --against
+    /// CMD: runs your gate (reply on standard input, exit 0 = passed) on every reply
+    /// and lists each fail-open: a reply your gate passed while the contract does not;
+    /// exit 1 if any.
+    ///
+    /// Example: vouch audit --contract examples/contracts/plate.json --against 'node examples/gates/plate_gate_failopen.mjs'
+    Audit(audit::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Example: vouch completions bash > /etc/bash_completion.d/vouch
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
@@ -44,6 +73,17 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Schema(args) => schema::run(&args),
+        Command::Batch(args) => batch::run(&args),
+        Command::Audit(args) => audit::run(&args),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "vouch",
+                &mut std::io::stdout(),
+            );
+            0
+        }
     };
     ExitCode::from(code)
 }

@@ -2,35 +2,10 @@
 //! human output (snapshots), and errors that name the file and location.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use common::{root, scratch, text, vouch};
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn vouch(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // The command may exit before reading (a bad contract): a closed pipe is fine.
-    let _ = input.write_all(stdin.unwrap_or_default());
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 #[test]
 fn every_bundled_reply_gets_the_same_verdict_from_the_command() {
@@ -97,23 +72,15 @@ fn human_output() {
     insta::assert_snapshot!("repaired", check("eligibility.json", "eligibility/repaired.json"));
 }
 
-fn scratch(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("vouch-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path
-}
-
 #[test]
 fn contract_errors_exit_2_naming_file_and_location() {
-    let bad_json = scratch("bad.json", "{\n  \"type\": \"object\",\n}\n");
+    let bad_json = scratch("bad.json", b"{\n  \"type\": \"object\",\n}\n");
     let out = vouch(&["check", "-c", bad_json.to_str().unwrap()], Some(b"{}"));
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("bad.json") && err.contains("line 3, column 1"), "{err}");
 
-    let bad_schema = scratch("bad_schema.json", r#"{"properties": {"score": {"type": "integer", "maximun": 100}}}"#);
+    let bad_schema = scratch("bad_schema.json", br#"{"properties": {"score": {"type": "integer", "maximun": 100}}}"#);
     let out = vouch(&["check", "-c", bad_schema.to_str().unwrap()], Some(b"{}"));
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);

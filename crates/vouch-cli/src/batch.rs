@@ -1,0 +1,364 @@
+//! `vouch batch`: a whole file of replies, one verdict per line, in order,
+//! on every core, in constant memory.
+//!
+//! A reader thread cuts the input into chunks bounded in lines and bytes and
+//! hands them over a bounded channel; the main thread checks each chunk in
+//! parallel (rayon keeps the order) and writes it out. At most a few chunks
+//! are alive at once, whatever the file's size.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use vouch::{Contract, Verdict};
+
+use crate::load::{self, EXIT_USAGE};
+
+/// Lines per chunk, and bytes per chunk: whichever comes first.
+const CHUNK_LINES: usize = 2048;
+const CHUNK_BYTES: usize = 4 << 20;
+/// Chunks read ahead of the one being checked.
+const READ_AHEAD: usize = 2;
+
+/// Exit code when some input lines were not valid JSON Lines input.
+const EXIT_BROKEN: u8 = 4;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The contract file.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    contract: PathBuf,
+    /// JSON Lines input: each line a JSON string (the raw reply) or an object whose
+    /// --field holds it; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// The field of an input object that holds the raw reply; the other fields are
+    /// carried into the output.
+    #[arg(long, default_value = "raw")]
+    field: String,
+    /// Write the verdicts here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print only the summary, on standard output.
+    #[arg(long)]
+    summary_only: bool,
+    /// The summary as JSON.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// One input line: its number and bytes.
+struct Line {
+    number: usize,
+    /// `None` when the line is not UTF-8.
+    text: Option<String>,
+    bytes: usize,
+}
+
+/// What one line came to.
+enum Outcome {
+    Verdict { carried: Map<String, Value>, verdict: Verdict },
+    Broken(String),
+}
+
+#[derive(Default)]
+struct Summary {
+    lines: usize,
+    accepted: usize,
+    repaired: usize,
+    with_findings: usize,
+    refused: usize,
+    broken: usize,
+    by_code: BTreeMap<&'static str, usize>,
+    bytes: u64,
+}
+
+/// What the summary needs of one line, computed on the worker.
+enum Tally {
+    Broken,
+    Accepted { repaired: bool, findings: bool },
+    Refused { codes: Vec<&'static str> },
+}
+
+impl Tally {
+    fn of(outcome: &Outcome) -> Tally {
+        match outcome {
+            Outcome::Broken(_) => Tally::Broken,
+            Outcome::Verdict { verdict: Verdict::Accepted(a), .. } => {
+                Tally::Accepted { repaired: !a.repairs.is_empty(), findings: !a.findings.is_empty() }
+            }
+            Outcome::Verdict { verdict: Verdict::Refused(r), .. } => {
+                let mut codes: Vec<&'static str> = r.problems.iter().map(|p| p.code.as_str()).collect();
+                codes.sort_unstable();
+                codes.dedup();
+                Tally::Refused { codes }
+            }
+        }
+    }
+}
+
+impl Summary {
+    fn add(&mut self, tally: Tally, bytes: usize) {
+        self.lines += 1;
+        self.bytes += bytes as u64;
+        match tally {
+            Tally::Broken => self.broken += 1,
+            Tally::Accepted { repaired, findings } => {
+                self.accepted += 1;
+                self.repaired += usize::from(repaired);
+                self.with_findings += usize::from(findings);
+            }
+            Tally::Refused { codes } => {
+                self.refused += 1;
+                for code in codes {
+                    *self.by_code.entry(code).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    fn to_json(&self, seconds: f64) -> Value {
+        json!({
+            "lines": self.lines,
+            "accepted": self.accepted,
+            "repaired": self.repaired,
+            "with_findings": self.with_findings,
+            "refused": self.refused,
+            "input_errors": self.broken,
+            "refusals_by_code": self.by_code,
+            "seconds": seconds,
+            "lines_per_second": rate(self.lines as f64, seconds),
+            "mb_per_second": rate(self.bytes as f64 / 1e6, seconds),
+        })
+    }
+
+    fn human(&self, seconds: f64) -> String {
+        let mut out = format!(
+            "{} lines: {} accepted ({} repaired, {} with findings), {} refused, {} input errors\n",
+            self.lines, self.accepted, self.repaired, self.with_findings, self.refused, self.broken
+        );
+        for (code, n) in &self.by_code {
+            out.push_str(&format!("  refused {code:<20} {n}\n"));
+        }
+        out.push_str(&format!(
+            "{:.2} s, {:.0} lines/s, {:.1} MB/s\n",
+            seconds,
+            rate(self.lines as f64, seconds),
+            rate(self.bytes as f64 / 1e6, seconds)
+        ));
+        out
+    }
+
+    fn exit_code(&self) -> u8 {
+        if self.broken > 0 {
+            EXIT_BROKEN
+        } else if self.refused > 0 {
+            1
+        } else if self.with_findings > 0 {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+fn rate(amount: f64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        amount / seconds
+    } else {
+        0.0
+    }
+}
+
+/// Read one input line into a raw reply and the fields to carry.
+fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
+    let Some(text) = &line.text else {
+        return Outcome::Broken(format!("line {}: not UTF-8", line.number));
+    };
+    let parsed: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return Outcome::Broken(format!("line {}: not JSON: {e}", line.number)),
+    };
+    match parsed {
+        Value::String(raw) => Outcome::Verdict { carried: Map::new(), verdict: contract.check(raw) },
+        Value::Object(mut fields) => match fields.shift_remove(field) {
+            Some(Value::String(raw)) => Outcome::Verdict { carried: fields, verdict: contract.check(raw) },
+            Some(_) => Outcome::Broken(format!("line {}: the field {field:?} is not a string", line.number)),
+            None => Outcome::Broken(format!("line {}: no field {field:?}", line.number)),
+        },
+        _ => Outcome::Broken(format!("line {}: neither a JSON string nor an object", line.number)),
+    }
+}
+
+fn output_line(number: usize, outcome: Outcome) -> Value {
+    match outcome {
+        Outcome::Verdict { mut carried, verdict } => {
+            carried.insert("line".into(), json!(number));
+            carried.insert("verdict".into(), verdict.to_json());
+            Value::Object(carried)
+        }
+        Outcome::Broken(why) => json!({"line": number, "input_error": why}),
+    }
+}
+
+/// Cut the input into bounded chunks on a reader thread.
+fn spawn_reader(input: Box<dyn Read + Send>) -> mpsc::Receiver<io::Result<Vec<Line>>> {
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    std::thread::spawn(move || {
+        let mut reader = BufReader::with_capacity(1 << 20, input);
+        let mut number = 0;
+        loop {
+            let mut chunk = Vec::with_capacity(CHUNK_LINES);
+            let mut bytes = 0;
+            while chunk.len() < CHUNK_LINES && bytes < CHUNK_BYTES {
+                let mut buf = Vec::new();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        number += 1;
+                        bytes += n;
+                        while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                            buf.pop();
+                        }
+                        // Invalid UTF-8 on a line is that line's input error, not the end.
+                        chunk.push(Line { number, text: String::from_utf8(buf).ok(), bytes: n });
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+            if chunk.is_empty() || tx.send(Ok(chunk)).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+fn progress(args: &Args, total: Option<u64>) -> Option<indicatif::ProgressBar> {
+    if args.quiet || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = match total {
+        Some(t) => indicatif::ProgressBar::new(t).with_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} {msg}",
+            )
+            .ok()?,
+        ),
+        None => indicatif::ProgressBar::new_spinner().with_style(
+            indicatif::ProgressStyle::with_template("{spinner} {bytes} {binary_bytes_per_sec} {msg}").ok()?,
+        ),
+    };
+    Some(bar)
+}
+
+pub fn run(args: &Args) -> u8 {
+    let contract = match load::contract(&args.contract) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("vouch: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let (input, total): (Box<dyn Read + Send>, Option<u64>) = match args.input.as_deref() {
+        None => (Box::new(io::stdin()), None),
+        Some(p) if p.as_os_str() == "-" => (Box::new(io::stdin()), None),
+        Some(p) => match File::open(p) {
+            Ok(f) => {
+                let len = f.metadata().ok().map(|m| m.len());
+                (Box::new(f), len)
+            }
+            Err(e) => {
+                eprintln!("vouch: {}: cannot read the input: {e}", p.display());
+                return EXIT_USAGE;
+            }
+        },
+    };
+    let mut out: Box<dyn Write> = match (&args.out, args.summary_only) {
+        (_, true) => Box::new(io::sink()),
+        (Some(p), false) => match File::create(p) {
+            Ok(f) => Box::new(BufWriter::with_capacity(1 << 20, f)),
+            Err(e) => {
+                eprintln!("vouch: {}: cannot write the output: {e}", p.display());
+                return EXIT_USAGE;
+            }
+        },
+        (None, false) => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
+    };
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("vouch: cannot start worker threads: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let bar = progress(args, total);
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    for chunk in spawn_reader(input) {
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("vouch: reading the input failed: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        // Check and serialize on the workers; only writing stays in order here.
+        let results: Vec<(usize, Tally, Option<String>)> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|line| {
+                    let outcome = judge(&contract, &args.field, line);
+                    let tally = Tally::of(&outcome);
+                    let text = (!args.summary_only).then(|| output_line(line.number, outcome).to_string());
+                    (line.bytes, tally, text)
+                })
+                .collect()
+        });
+        drop(chunk);
+        for (bytes, tally, text) in results {
+            summary.add(tally, bytes);
+            if let Some(b) = &bar {
+                b.inc(bytes as u64);
+            }
+            if let Some(text) = text {
+                if writeln!(out, "{text}").is_err() {
+                    eprintln!("vouch: writing the output failed");
+                    return EXIT_USAGE;
+                }
+            }
+        }
+        if let Some(b) = &bar {
+            b.set_message(format!("{} lines, {} refused", summary.lines, summary.refused));
+        }
+    }
+    if out.flush().is_err() {
+        eprintln!("vouch: writing the output failed");
+        return EXIT_USAGE;
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let text = if args.json { format!("{}\n", summary.to_json(seconds)) } else { summary.human(seconds) };
+    if args.summary_only {
+        print!("{text}");
+    } else {
+        eprint!("{text}");
+    }
+    summary.exit_code()
+}
