@@ -356,7 +356,7 @@ pub fn run(args: &Args) -> u8 {
     let seconds = started.elapsed().as_secs_f64();
     let text = if args.json { format!("{}\n", summary.to_json(seconds)) } else { summary.human(seconds) };
     if args.summary_only {
-        print!("{text}");
+        out!("{text}");
     } else {
         eprint!("{text}");
     }

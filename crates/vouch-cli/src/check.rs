@@ -35,9 +35,9 @@ pub fn run(args: &Args) -> u8 {
     };
     let verdict = contract.check(&raw);
     if args.json {
-        println!("{}", verdict.to_json());
+        outln!("{}", verdict.to_json());
     } else {
-        print!("{}", render::human(&verdict));
+        out!("{}", render::human(&verdict));
     }
     render::exit_code(&verdict)
 }

@@ -3,6 +3,30 @@
 //! Exit codes: 0 accepted and passing, 1 refused, 2 bad invocation or a
 //! contract that does not compile, 3 accepted with gate findings.
 
+/// Print to standard output; when the reader has gone (`vouch … | head`),
+/// stop quietly as Unix tools do, instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(crate::EXIT_PIPE);
+        }
+    }};
+}
+
+/// [`out!`] with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(crate::EXIT_PIPE);
+        }
+    }};
+}
+
+/// The exit code of a Unix tool killed by SIGPIPE (128 + 13).
+const EXIT_PIPE: i32 = 141;
+
 mod audit;
 mod batch;
 mod check;

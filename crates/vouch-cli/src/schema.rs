@@ -36,7 +36,7 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     if args.prompt {
-        print!("{}", contract.prompt());
+        out!("{}", contract.prompt());
         return 0;
     }
     let Some(provider) = Provider::from_name(&args.provider) else {
@@ -50,7 +50,7 @@ pub fn run(args: &Args) -> u8 {
     };
     match schema {
         Ok(s) => {
-            println!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
             0
         }
         Err(e) => {

@@ -6,6 +6,9 @@
 //! the fuzz targets' properties: no panic, and a value once accepted is a
 //! fixed point, accepted again unchanged with no repairs, both as compact
 //! JSON text and as a value.
+//!
+//! Inputs the fuzzers found to break a property are kept, minimized, under
+//! tests/fuzz_cases/ and replayed by the tests at the end of this file.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use std::path::PathBuf;
@@ -85,4 +88,38 @@ fn any_json_value_is_a_fixed_point_of_the_empty_contract() {
         }
     }
     assert!(accepted >= 50, "only {accepted} parse seeds accepted");
+}
+
+/// The property itself, for the found cases: accepted, and the value a fixed point.
+fn assert_fixed_point(contract: &Contract, raw: &[u8]) -> serde_json::Value {
+    let verdict = contract.check(raw);
+    let value = verdict.value().unwrap_or_else(|| panic!("refused: {:?}", verdict.problems())).clone();
+    let text = serde_json::to_string(&value).unwrap();
+    let again = contract.check(text.as_bytes());
+    assert!(again.is_accepted(), "{text} refused on re-check: {:?}", again.problems());
+    assert!(again.repairs().is_empty(), "{text} repaired on re-check: {:?}", again.repairs());
+    assert_eq!(again.value(), Some(&value));
+    let again = contract.check_value(&value);
+    assert!(again.repairs().is_empty(), "{text} repaired by check_value: {:?}", again.repairs());
+    value
+}
+
+/// Found by the `check` fuzz target (generated contract `MIXED`, here
+/// fuzz_cases/mixed.contract.json) within seconds: `truncate` cuts
+/// `"nS'e!ewur i"` to 10 characters, `"nS'e!ewur "`, ending in a space;
+/// `trim` runs before `truncate`, so the accepted value keeps it, and checking
+/// that value again trims it: a repaired value that is not a fixed point.
+#[test]
+#[ignore = "fuzz bug: truncate can leave trailing white space that trim removes on re-check (un-ignore with the fix)"]
+fn truncate_then_trim_is_a_fixed_point() {
+    let contract = Contract::from_json_str(include_str!("fuzz_cases/mixed.contract.json")).unwrap();
+    let value = assert_fixed_point(&contract, include_bytes!("fuzz_cases/truncate_then_trim.reply"));
+    let s = value[0].as_str().unwrap();
+    assert!(s.chars().count() <= 10 && s.trim() == s, "{s:?}");
+
+    // The smallest form: one string node with both rules.
+    let contract =
+        Contract::from_json_str(r#"{"type":"string","maxLength":3,"x-vouch":{"repair":["trim","truncate"]}}"#).unwrap();
+    let value = assert_fixed_point(&contract, br#""ab cd""#);
+    assert_eq!(value.as_str().map(|s| s.trim() == s), Some(true), "{value}");
 }

@@ -331,7 +331,12 @@ pub fn generate(contract: &Contract, base: Option<&Value>) -> Vec<Hostile> {
             // A repeated key with the other answer: parsers disagree on which wins.
             let key = p.rsplit('/').next().unwrap_or_default();
             if let Some(raw) = add_member(&text, p, &format!("{}:{}", json!(key), !b)) {
-                push(&mut out, "duplicate_key", format!("{p} repeated with {}", !b), raw);
+                push(&mut out, "duplicate_key", format!("{p}: {b}, then {}", !b), raw);
+            }
+            // The other order too: which one a parser keeps decides the answer.
+            let flipped = with(base, p, json!(!b)).map(|v| v.to_string());
+            if let Some(raw) = flipped.and_then(|t| add_member(&t, p, &format!("{}:{b}", json!(key)))) {
+                push(&mut out, "duplicate_key", format!("{p}: {}, then {b}", !b), raw);
             }
         }
         if p.matches('/').count() == 1 {

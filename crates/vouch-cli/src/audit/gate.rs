@@ -93,27 +93,27 @@ pub fn run(args: &Args, cmd: &str, judged: &[Judged]) -> u8 {
             .iter()
             .map(|(j, s)| json!({"class": j.hostile.class, "name": j.hostile.name, "reply": show(&j.hostile.raw), "gate": format!("{s:?}")}))
             .collect();
-        println!("{}", json!({"hostile": hostile, "passed_your_gate": k, "fail_open": open, "over_strict": strict}));
+        outln!("{}", json!({"hostile": hostile, "passed_your_gate": k, "fail_open": open, "over_strict": strict}));
     } else {
         if k > 0 {
-            println!("FAIL-OPEN: your gate passed these replies; the contract does not:");
+            outln!("FAIL-OPEN: your gate passed these replies; the contract does not:");
             for (class, list) in &fail_open {
-                println!("\n  {class} ({})", list.len());
+                outln!("\n  {class} ({})", list.len());
                 for j in list {
-                    println!("    {:<44} {}", j.hostile.name, show(&j.hostile.raw));
-                    println!("    {:<44} vouch: {}", "", j.why());
+                    outln!("    {:<44} {}", j.hostile.name, show(&j.hostile.raw));
+                    outln!("    {:<44} vouch: {}", "", j.why());
                 }
             }
-            println!();
+            outln!();
         }
         if !over_strict.is_empty() {
-            println!("Over-strict: your gate refused these replies; the contract passes them:");
+            outln!("Over-strict: your gate refused these replies; the contract passes them:");
             for (j, s) in &over_strict {
-                println!("    {:<16} {:<44} {} ({s:?})", j.hostile.class, j.hostile.name, show(&j.hostile.raw));
+                outln!("    {:<16} {:<44} {} ({s:?})", j.hostile.class, j.hostile.name, show(&j.hostile.raw));
             }
-            println!();
+            outln!();
         }
-        println!("{hostile} hostile replies, {k} passed your gate");
+        outln!("{hostile} hostile replies, {k} passed your gate");
     }
     u8::from(k > 0)
 }

@@ -175,20 +175,20 @@ fn report(args: &Args, judged: &[Judged]) -> u8 {
             .iter()
             .map(|j| json!({"class": j.hostile.class, "name": j.hostile.name, "reply": show(&j.hostile.raw)}))
             .collect();
-        println!("{}", json!({"hostile": hostile, "classes": rows, "accepted": weaknesses}));
+        outln!("{}", json!({"hostile": hostile, "classes": rows, "accepted": weaknesses}));
     } else {
-        println!("{:<16} {:>7} {:>8} {:>8} {:>8}", "class", "refused", "findings", "repaired", "ACCEPTED");
+        outln!("{:<16} {:>7} {:>8} {:>8} {:>8}", "class", "refused", "findings", "repaired", "ACCEPTED");
         for (class, [r, f, rep, p]) in &classes {
-            println!("{class:<16} {r:>7} {f:>8} {rep:>8} {p:>8}");
+            outln!("{class:<16} {r:>7} {f:>8} {rep:>8} {p:>8}");
         }
         if weak.is_empty() {
-            println!("\n{hostile} hostile replies: none accepted as a good answer.");
+            outln!("\n{hostile} hostile replies: none accepted as a good answer.");
         } else {
-            println!("\nAccepted as good answers although hostile (contract weaknesses):");
+            outln!("\nAccepted as good answers although hostile (contract weaknesses):");
             for j in &weak {
-                println!("  {:<16} {:<44} {}", j.hostile.class, j.hostile.name, show(&j.hostile.raw));
+                outln!("  {:<16} {:<44} {}", j.hostile.class, j.hostile.name, show(&j.hostile.raw));
             }
-            println!("\n{hostile} hostile replies, {} accepted as good answers.", weak.len());
+            outln!("\n{hostile} hostile replies, {} accepted as good answers.", weak.len());
         }
     }
     u8::from(!weak.is_empty())
