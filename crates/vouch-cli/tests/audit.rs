@@ -117,3 +117,9 @@ fn a_gate_that_hangs_is_timed_out_not_waited_for() {
     assert_eq!(report["passed_your_gate"], serde_json::json!(0));
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn human_report_of_the_plate_contract() {
+    let out = vouch(&["audit", "-c", PLATE], None);
+    insta::assert_snapshot!("audit_plate", text(&out.stdout));
+}

@@ -102,3 +102,13 @@ fn out_file_and_file_input() {
     let missing = vouch(&["batch", "-c", PLATE, "no/such/input.jsonl"], None);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+#[test]
+fn human_summary() {
+    let input = format!("{}\n{}\n{}\nbroken\n", json!(OK), json!("{}"), json!("```json\n{}\n```"));
+    let out = vouch(&["batch", "-c", PLATE, "--summary-only"], Some(input.as_bytes()));
+    // The last line holds the timing, which varies.
+    let summary: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    insta::assert_snapshot!("batch_summary", summary[..summary.len() - 1].join("\n"));
+    assert!(summary.last().unwrap().contains("lines/s"));
+}

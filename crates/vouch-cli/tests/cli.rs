@@ -111,3 +111,14 @@ fn invalid_utf8_reply_is_refused_not_an_error() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["problems"][0]["code"], json!("not_json"));
 }
+
+#[test]
+fn every_subcommand_has_help_with_an_example() {
+    for sub in ["check", "batch", "schema", "audit", "completions"] {
+        let help = vouch(&[sub, "--help"], None);
+        assert_eq!(help.status.code(), Some(0), "{sub}");
+        assert!(text(&help.stdout).contains(&format!("Example: vouch {sub}")), "{sub}: {}", text(&help.stdout));
+    }
+    let bash = vouch(&["completions", "bash"], None);
+    assert!(text(&bash.stdout).contains("_vouch()"), "a bash completion function");
+}
