@@ -20,6 +20,17 @@ fn as_i128(n: &Number) -> Option<i128> {
     n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1.0e38).map(|f| f as i128)
 }
 
+/// Whether a number is an integer every double-based reader reads exactly.
+#[must_use]
+pub(crate) fn is_safe_integer(n: &Number) -> bool {
+    const MAX_SAFE: i128 = (1 << 53) - 1;
+    match as_i128(n) {
+        Some(i) => (-MAX_SAFE..=MAX_SAFE).contains(&i),
+        // Beyond i128 but whole (1e300) is far beyond; a fraction is not an integer at all.
+        None => n.as_f64().is_some_and(|f| f.fract() != 0.0),
+    }
+}
+
 /// Order two numbers: exactly when both are integers, else as doubles.
 #[must_use]
 pub(crate) fn cmp_numbers(a: &Number, b: &Number) -> Option<Ordering> {

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use crate::contract::node::{Node, NodeId, Types};
+use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
 use crate::verdict::{excerpt, Problem, ProblemCode};
 pub(crate) use equal::{cmp_numbers, json_equal};
@@ -226,6 +226,18 @@ impl Eval<'_> {
     fn number(&self, n: &Node, x: &Number, v: &Value, ctx: &mut Ctx) -> bool {
         let mut ok = true;
         let cmp = |b: &Number| cmp_numbers(x, b);
+        let integer_only = n.types.is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
+        if n.exact_integers && integer_only {
+            check!(
+                ok,
+                ctx,
+                equal::is_safe_integer(x),
+                ProblemCode::OutOfRange,
+                "an integer within ±9007199254740991".into(),
+                v,
+                format!("{x} is beyond ±(2^53−1): JavaScript and other double-based readers would read another number")
+            );
+        }
         if let Some(min) = &n.minimum {
             check!(
                 ok,
@@ -508,6 +520,24 @@ impl Eval<'_> {
     /// One object member against `properties`, `patternProperties`,
     /// `additionalProperties` and `propertyNames`.
     fn member(&self, n: &Node, key: &str, item: &Value, ctx: &mut Ctx) -> bool {
+        if n.plain_keys
+            && hazardous_key(key)
+            && !n.property_index.contains_key(key)
+            && !n.required.iter().any(|r| r == key)
+        {
+            // Refused before any schema could allow it: consumers read these keys differently.
+            ctx.fail(
+                ProblemCode::UnexpectedProperty,
+                || "no prototype-named or invisible-character keys".into(),
+                item,
+                || {
+                    format!(
+                        "the key {key:?} is read differently by JavaScript and other consumers; declare it to allow it"
+                    )
+                },
+            );
+            return false;
+        }
         let mut ok = true;
         let mut declared = false;
         if let Some(&id) = n.property_index.get(key) {

@@ -51,6 +51,11 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     let root = c.node(document, String::new())?;
     let nodes = c.nodes;
     let root_policy = c.root_policy;
+    let mut nodes = nodes;
+    for n in &mut nodes {
+        n.exact_integers = !root_policy.big_integers;
+        n.plain_keys = !root_policy.hazardous_keys;
+    }
     refuse_in_place_cycles(&nodes)?;
     policy::refuse_tested_only_policies(&nodes)?;
     policy::check_defaults(&nodes)?;

@@ -197,6 +197,21 @@ pub(crate) struct Node {
     pub reference: Option<NodeId>,
 
     pub policy: Option<Box<Policy>>,
+
+    /// Refuse integers beyond ±(2^53−1) on integer-only nodes (unless the
+    /// root allows `big_integers`): JavaScript would read another number.
+    pub exact_integers: bool,
+    /// Refuse undeclared keys that consumers read differently (unless the
+    /// root allows `hazardous_keys`): see [`hazardous_key`].
+    pub plain_keys: bool,
+}
+
+/// Keys a JavaScript, Python or Go consumer may read differently from the
+/// JSON text: prototype names, and keys with NUL or invisible characters
+/// that look like another key.
+pub(crate) fn hazardous_key(key: &str) -> bool {
+    matches!(key, "__proto__" | "constructor" | "prototype")
+        || key.chars().any(|c| matches!(c, '\u{0}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
 }
 
 impl Node {

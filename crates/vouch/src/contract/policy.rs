@@ -19,6 +19,10 @@ pub(crate) struct RootPolicy {
     pub max_bytes: Option<usize>,
     pub max_depth: Option<usize>,
     pub max_problems: Option<usize>,
+    /// Integers beyond ±(2^53−1) allowed on integer nodes.
+    pub big_integers: bool,
+    /// Undeclared prototype-named or invisible-character keys allowed.
+    pub hazardous_keys: bool,
 }
 
 /// The rule names, in the order they are applied (see `repair.rs`).
@@ -97,6 +101,22 @@ pub(crate) fn parse<'a>(
                     }
                 }
             }
+            "allow" if at_root => {
+                has_root = true;
+                let names = value.as_array().ok_or_else(|| bad(location, "x-vouch.allow must be an array"))?;
+                for name in names {
+                    match name.as_str() {
+                        Some("big_integers") => root.big_integers = true,
+                        Some("hazardous_keys") => root.hazardous_keys = true,
+                        _ => {
+                            return Err(bad(
+                                location,
+                                format!("unknown allowance {name}; use \"big_integers\" or \"hazardous_keys\""),
+                            ))
+                        }
+                    }
+                }
+            }
             "limits" if at_root => {
                 has_root = true;
                 let limits = value.as_object().ok_or_else(|| bad(location, "x-vouch.limits must be an object"))?;
@@ -119,7 +139,7 @@ pub(crate) fn parse<'a>(
                     }
                 }
             }
-            "unwrap" | "limits" => {
+            "unwrap" | "limits" | "allow" => {
                 return Err(bad(location, format!("x-vouch.{key} is only allowed at the contract's root")));
             }
             other => {
