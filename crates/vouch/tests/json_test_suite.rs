@@ -26,6 +26,10 @@ const Y_REFUSED: &[(&str, &str)] = &[
     // Same rule, even when both values are equal: the refusal does not depend
     // on the values, so it can never be argued either way.
     ("y_object_duplicated_key_and_value.json", "duplicate_key"),
+    // A key with NUL in an open object: C-string consumers cut it at the NUL
+    // and read another key ("foo"). Refused unless the contract declares the
+    // key or allows hazardous keys (docs/guarantees.md).
+    ("y_object_escaped_null_in_key.json", "unexpected_property"),
 ];
 
 /// The expected outcome of every `i_` file: `None` = accepted, `Some(code)` =
