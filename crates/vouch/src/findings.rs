@@ -35,7 +35,7 @@ fn collect_here(nodes: &[Node], id: NodeId, v: &Value, path: &mut String, out: &
                 path.push('/');
                 pointer::push_escaped(path, key);
                 let mut declared = false;
-                if let Some(&child) = n.property_index.get(key.as_str()) {
+                if let Some(child) = n.property_index.get(key.as_str()) {
                     declared = true;
                     collect(nodes, child, item, path, out);
                 }

@@ -63,5 +63,7 @@ pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCod
 /// stack that grows on the heap when the thread's own runs low: depth is
 /// bounded by the limits, and no input can overflow the stack.
 pub(crate) fn deeper<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+    // The red zone covers the few levels the checker runs between two checks,
+    // even with a debug build's large frames.
+    stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, f)
 }

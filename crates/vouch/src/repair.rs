@@ -201,7 +201,7 @@ impl<'c> Repairer<'c> {
                 for (key, item) in map.iter_mut() {
                     let mark = self.enter(key);
                     let mut declared = false;
-                    if let Some(&id) = n.property_index.get(key.as_str()) {
+                    if let Some(id) = n.property_index.get(key.as_str()) {
                         declared = true;
                         self.repair(id, item);
                     }

@@ -360,7 +360,7 @@ pub(crate) const EXCERPT_CHARS: usize = 80;
 #[must_use]
 pub(crate) fn excerpt(value: &Value) -> String {
     // Serialize into a bounded writer so a huge value costs no more than the excerpt.
-    let mut w = BoundedWriter { buf: String::new(), full: false };
+    let mut w = BoundedWriter { buf: String::new(), chars: 0, full: false };
     let _ = serde_json::to_writer(&mut w, value);
     if w.full {
         w.buf.push('…');
@@ -380,6 +380,7 @@ pub(crate) fn excerpt_text(text: &str) -> String {
 
 struct BoundedWriter {
     buf: String,
+    chars: usize,
     full: bool,
 }
 
@@ -389,11 +390,12 @@ impl std::io::Write for BoundedWriter {
             return Err(std::io::Error::other("excerpt full"));
         }
         for ch in String::from_utf8_lossy(bytes).chars() {
-            if self.buf.chars().count() >= EXCERPT_CHARS {
+            if self.chars >= EXCERPT_CHARS {
                 self.full = true;
                 return Err(std::io::Error::other("excerpt full"));
             }
             self.buf.push(ch);
+            self.chars += 1;
         }
         Ok(bytes.len())
     }

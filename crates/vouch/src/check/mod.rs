@@ -25,15 +25,22 @@ pub(crate) struct Ctx {
     path: String,
     pub problems: Vec<Problem>,
     max: usize,
+    /// Nested evaluations, to check the stack only every few levels.
+    depth: u32,
 }
 
 impl Ctx {
     pub fn fast() -> Self {
-        Self { report: false, path: String::new(), problems: Vec::new(), max: 0 }
+        Self { report: false, path: String::new(), problems: Vec::new(), max: 0, depth: 0 }
+    }
+
+    /// A fast context for testing a branch, at the same recursion depth.
+    fn branch(&self) -> Self {
+        Self { depth: self.depth, ..Self::fast() }
     }
 
     pub fn reporting(path: &str, max: usize) -> Self {
-        Self { report: true, path: path.to_owned(), problems: Vec::new(), max: max.max(1) }
+        Self { report: true, path: path.to_owned(), problems: Vec::new(), max: max.max(1), depth: 0 }
     }
 
     /// Record a problem (built lazily, only when reporting). Returns whether
@@ -152,7 +159,14 @@ macro_rules! check {
 
 impl Eval<'_> {
     fn node(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
-        crate::deeper(|| self.node_here(id, v, ctx))
+        // Checking the stack costs a thread-local read: do it every few levels,
+        // well inside the red zone `deeper` keeps free.
+        ctx.depth += 1;
+        // A fresh context checks at once (depth 1), then every fourth level.
+        let valid =
+            if ctx.depth % 4 == 1 { crate::deeper(|| self.node_here(id, v, ctx)) } else { self.node_here(id, v, ctx) };
+        ctx.depth -= 1;
+        valid
     }
 
     fn node_here(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
@@ -389,7 +403,7 @@ impl Eval<'_> {
             }
         }
         if let Some(c) = n.contains {
-            let matching = items.iter().filter(|item| self.node(c, item, &mut Ctx::fast())).count() as u64;
+            let matching = items.iter().filter(|item| self.node(c, item, &mut ctx.branch())).count() as u64;
             let min = n.min_contains.unwrap_or(1);
             check!(
                 ok,
@@ -435,7 +449,10 @@ impl Eval<'_> {
 
     fn object(&self, n: &Node, map: &Map<String, Value>, v: &Value, ctx: &mut Ctx) -> bool {
         let mut ok = true;
-        for name in &n.required {
+        // Fast mode counts the required properties met while visiting members,
+        // instead of looking each one up (a hash per name) in the map.
+        let count_required = !ctx.report && n.required_all_declared;
+        for name in n.required.iter().filter(|_| !count_required) {
             if !map.contains_key(name) {
                 ok = false;
                 let mark = ctx.enter(name);
@@ -495,9 +512,10 @@ impl Eval<'_> {
                 format!("has {}, more than {max}", plural(len, "property", "properties"))
             );
         }
+        let mut required_seen = 0;
         for (key, item) in map {
             let mark = ctx.enter(key);
-            let good = self.member(n, key, item, ctx);
+            let good = self.member(n, key, item, ctx, &mut required_seen);
             ctx.leave(mark);
             if !good {
                 ok = false;
@@ -505,6 +523,9 @@ impl Eval<'_> {
                     return false;
                 }
             }
+        }
+        if count_required && required_seen != n.required.len() {
+            return false;
         }
         for (name, id) in &n.dependent_schemas {
             if map.contains_key(name) && !self.node(*id, v, ctx) {
@@ -519,12 +540,13 @@ impl Eval<'_> {
 
     /// One object member against `properties`, `patternProperties`,
     /// `additionalProperties` and `propertyNames`.
-    fn member(&self, n: &Node, key: &str, item: &Value, ctx: &mut Ctx) -> bool {
-        if n.plain_keys
-            && hazardous_key(key)
-            && !n.property_index.contains_key(key)
-            && !n.required.iter().any(|r| r == key)
-        {
+    fn member(&self, n: &Node, key: &str, item: &Value, ctx: &mut Ctx, required_seen: &mut usize) -> bool {
+        let entry = n.property_index.entry(key);
+        if entry.is_some_and(|(_, required)| required) {
+            *required_seen += 1;
+        }
+        let declared_here = entry.map(|(id, _)| id);
+        if declared_here.is_none() && n.plain_keys && hazardous_key(key) && !n.required.iter().any(|r| r == key) {
             // Refused before any schema could allow it: consumers read these keys differently.
             ctx.fail(
                 ProblemCode::UnexpectedProperty,
@@ -540,7 +562,7 @@ impl Eval<'_> {
         }
         let mut ok = true;
         let mut declared = false;
-        if let Some(&id) = n.property_index.get(key) {
+        if let Some(id) = declared_here {
             declared = true;
             ok &= self.node(id, item, ctx);
         }
@@ -568,7 +590,7 @@ impl Eval<'_> {
         if let Some(id) = n.property_names {
             if ok || ctx.report {
                 let name = Value::String(key.to_owned());
-                if !self.node(id, &name, &mut Ctx::fast()) {
+                if !self.node(id, &name, &mut ctx.branch()) {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, &name, "", 1);
@@ -600,7 +622,7 @@ impl Eval<'_> {
                 }
             }
         }
-        if !n.any_of.is_empty() && !n.any_of.iter().any(|id| self.node(*id, v, &mut Ctx::fast())) {
+        if !n.any_of.is_empty() && !n.any_of.iter().any(|id| self.node(*id, v, &mut ctx.branch())) {
             ok = false;
             let go_on = match self.fail_choice(&n.any_of, v, ctx) {
                 Some(go_on) => go_on,
@@ -624,7 +646,7 @@ impl Eval<'_> {
                 .one_of
                 .iter()
                 .enumerate()
-                .filter(|(_, id)| self.node(**id, v, &mut Ctx::fast()))
+                .filter(|(_, id)| self.node(**id, v, &mut ctx.branch()))
                 .map(|(i, _)| i)
                 .take(2)
                 .collect();
@@ -659,7 +681,7 @@ impl Eval<'_> {
             }
         }
         if let Some(id) = n.not {
-            if self.node(id, v, &mut Ctx::fast()) {
+            if self.node(id, v, &mut ctx.branch()) {
                 ok = false;
                 if !ctx.fail(
                     ProblemCode::NoMatch,
@@ -673,9 +695,9 @@ impl Eval<'_> {
         }
         if let Some(cond) = n.if_ {
             let (branch, name) =
-                if self.node(cond, v, &mut Ctx::fast()) { (n.then_, "then") } else { (n.else_, "else") };
+                if self.node(cond, v, &mut ctx.branch()) { (n.then_, "then") } else { (n.else_, "else") };
             if let Some(id) = branch {
-                if !self.node(id, v, &mut Ctx::fast()) {
+                if !self.node(id, v, &mut ctx.branch()) {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, v, &ctx.path, 1);

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Number, Value};
 
 use super::error::{CompileError, CompileErrorKind as Kind};
-use super::node::{Node, NodeId, Pattern, Types};
+use super::node::{self, Node, NodeId, Pattern, Types};
 use super::policy::{self, RootPolicy};
 use crate::check::format::Format;
 use crate::check::pattern::compile_pattern;
@@ -237,7 +237,6 @@ impl<'a> Compiler<'a> {
                 "maxContains" => n.max_contains = Some(non_negative(k, location, v)?),
                 "properties" => {
                     n.properties = self.sub_map(v, location, k)?;
-                    n.property_index = n.properties.iter().cloned().collect();
                 }
                 "required" => n.required = string_list(k, location, v)?,
                 "patternProperties" => {
@@ -279,6 +278,8 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        n.property_index = node::PropertyIndex::new(&n.properties, &n.required);
+        n.required_all_declared = n.required.iter().all(|r| n.property_index.contains_key(r));
         // `then`/`else` without `if`, and min/maxContains without `contains`,
         // have no effect in JSON Schema; keep that meaning.
         if n.if_.is_none() {

@@ -12,6 +12,80 @@ use crate::check::format::Format;
 /// Index of a node in the contract's arena.
 pub(crate) type NodeId = usize;
 
+/// Declared property name → node, tuned for the lookup done for every
+/// member of every reply: a scan of a few names beats hashing each key.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PropertyIndex {
+    /// Name, node, and whether the property is required.
+    names: Vec<(Box<str>, NodeId, bool)>,
+    /// Only for objects with many properties: name → position in `names`.
+    hashed: Option<HashMap<Box<str>, usize, FnvBuild>>,
+}
+
+/// Above this many properties, look names up by hash.
+const SCAN_LIMIT: usize = 12;
+
+impl PropertyIndex {
+    pub fn new(properties: &[(String, NodeId)], required: &[String]) -> Self {
+        let names: Vec<(Box<str>, NodeId, bool)> =
+            properties.iter().map(|(k, id)| (k.as_str().into(), *id, required.contains(k))).collect();
+        let hashed =
+            (names.len() > SCAN_LIMIT).then(|| names.iter().enumerate().map(|(i, (k, _, _))| (k.clone(), i)).collect());
+        Self { names, hashed }
+    }
+
+    /// The node of a declared property, and whether it is required.
+    #[inline]
+    pub fn entry(&self, key: &str) -> Option<(NodeId, bool)> {
+        let found = match &self.hashed {
+            Some(h) => h.get(key).and_then(|&i| self.names.get(i)),
+            None => self.names.iter().find(|(k, _, _)| k.len() == key.len() && **k == *key),
+        };
+        found.map(|(_, id, required)| (*id, *required))
+    }
+
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<NodeId> {
+        self.entry(key).map(|(id, _)| id)
+    }
+
+    #[inline]
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
+/// FNV-1a: fast and good for short property names (no untrusted-key
+/// flooding concern: only the contract's own names are ever stored).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FnvBuild;
+
+pub(crate) struct Fnv(u64);
+
+impl std::hash::BuildHasher for FnvBuild {
+    type Hasher = Fnv;
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl std::fmt::Debug for FnvBuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FnvBuild")
+    }
+}
+
 /// The JSON types, as a bit set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Types(u8);
@@ -177,7 +251,9 @@ pub(crate) struct Node {
 
     /// Declared properties in contract order, with an index for lookup.
     pub properties: Vec<(String, NodeId)>,
-    pub property_index: HashMap<String, NodeId>,
+    pub property_index: PropertyIndex,
+    /// Every `required` name is a declared property (then fast mode counts them).
+    pub required_all_declared: bool,
     pub required: Vec<String>,
     pub pattern_properties: Vec<(Pattern, NodeId)>,
     pub additional_properties: Option<NodeId>,

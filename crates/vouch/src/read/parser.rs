@@ -52,6 +52,52 @@ pub(crate) fn read_value(text: &str, start: usize, max_depth: usize, whole: bool
     Ok((value, end))
 }
 
+/// An integer of up to 18 digits, summed directly (no overflow possible).
+#[inline]
+fn small_integer(text: &str) -> Option<Number> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    if digits.len() > 18 {
+        return None;
+    }
+    let magnitude = digits.bytes().fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+    Some(Number::from(if negative { -magnitude } else { magnitude }))
+}
+
+fn big_integer(text: &str) -> Option<Number> {
+    text.parse::<i64>().map(Number::from).or_else(|_| text.parse::<u64>().map(Number::from)).ok()
+}
+
+/// The end of the run of string bytes that need no attention (no quote,
+/// backslash or control character) starting at `pos`. Eight bytes at a time
+/// (SWAR): most strings in replies are plain text.
+#[inline]
+fn plain_run_end(bytes: &[u8], mut pos: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = bytes.get(pos..pos + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        // A byte is zero (a match) or below 0x20 (a control character).
+        let hit = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        if hit & HIGHS != 0 {
+            break;
+        }
+        pos += 8;
+    }
+    while bytes.get(pos).is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20) {
+        pos += 1;
+    }
+    pos
+}
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -154,10 +200,19 @@ impl Parser<'_> {
                         }
                     }
                     Some(Frame::Object(map, key)) => {
-                        if map.contains_key(key.as_str()) {
-                            return Err(self.duplicate());
+                        // One hash per member: the entry both detects a repeat and inserts.
+                        match map.entry(std::mem::take(key)) {
+                            serde_json::map::Entry::Vacant(slot) => {
+                                slot.insert(current);
+                            }
+                            serde_json::map::Entry::Occupied(seen) => {
+                                let key = seen.key().clone();
+                                if let Some(Frame::Object(_, k)) = self.stack.last_mut() {
+                                    *k = key;
+                                }
+                                return Err(self.duplicate());
+                            }
                         }
-                        map.insert(std::mem::take(key), current);
                         match next {
                             Some(b',') => {
                                 self.pos += 1;
@@ -285,11 +340,7 @@ impl Parser<'_> {
             }
         }
         let text = self.text.get(start..self.pos).unwrap_or_default();
-        let number = if integer {
-            text.parse::<i64>().map(Number::from).or_else(|_| text.parse::<u64>().map(Number::from)).ok()
-        } else {
-            None
-        };
+        let number = if integer { small_integer(text).or_else(|| big_integer(text)) } else { None };
         if let Some(n) = number {
             return Ok(Value::Number(n));
         }
@@ -313,10 +364,14 @@ impl Parser<'_> {
         loop {
             // Copy the run up to the next quote, escape or control character in one go.
             let run_start = self.pos;
-            while self.peek().is_some_and(|b| b != b'"' && b != b'\\' && b >= 0x20) {
+            self.pos = plain_run_end(self.bytes, self.pos);
+            let run = self.text.get(run_start..self.pos).unwrap_or_default();
+            if out.is_empty() && self.peek() == Some(b'"') {
+                // The common case: no escapes. One exact allocation.
                 self.pos += 1;
+                return Ok(run.to_owned());
             }
-            out.push_str(self.text.get(run_start..self.pos).unwrap_or_default());
+            out.push_str(run);
             match self.peek() {
                 None => return Err(self.eof_or("unterminated string")),
                 Some(b'"') => {
