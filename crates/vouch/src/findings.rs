@@ -18,6 +18,9 @@ pub(crate) fn collect(nodes: &[Node], id: NodeId, v: &Value, path: &mut String, 
 
 fn collect_here(nodes: &[Node], id: NodeId, v: &Value, path: &mut String, out: &mut Vec<Finding>) {
     let Some(n) = nodes.get(id) else { return };
+    if !n.policy_below {
+        return;
+    }
     if let Some(policy) = &n.policy {
         for rule in &policy.findings {
             if is_valid(nodes, rule.when, v) {

@@ -56,6 +56,10 @@ impl<'c> Repairer<'c> {
 
     fn repair_here(&mut self, id: NodeId, v: &mut Value) {
         let Some(n) = self.nodes.get(id) else { return };
+        // Nothing below declares a repair: nothing to walk.
+        if !n.policy_below {
+            return;
+        }
         let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
         let default = n.policy.as_ref().and_then(|p| p.default.as_ref());
         let start = self.log.len();

@@ -56,6 +56,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
         n.exact_integers = !root_policy.big_integers;
         n.plain_keys = !root_policy.hazardous_keys;
     }
+    mark_policy_below(&mut nodes);
     refuse_in_place_cycles(&nodes)?;
     policy::refuse_tested_only_policies(&nodes)?;
     policy::check_defaults(&nodes)?;
@@ -401,6 +402,27 @@ fn types(v: &Value, location: &str) -> Result<Types> {
             Ok(set)
         }
         _ => Err(invalid("type", location, "a JSON type name or a non-empty array of them")),
+    }
+}
+
+/// Set `policy_below` on every node from which the kept value reaches a
+/// policy. A fixpoint, because recursive schemas make the graph cyclic.
+fn mark_policy_below(nodes: &mut [Node]) {
+    for n in nodes.iter_mut() {
+        n.policy_below = n.policy.is_some();
+    }
+    loop {
+        let below: Vec<bool> = nodes.iter().map(|n| n.policy_below).collect();
+        let mut changed = false;
+        for n in nodes.iter_mut() {
+            if !n.policy_below && n.kept().any(|c| below.get(c).copied().unwrap_or(false)) {
+                n.policy_below = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
     }
 }
 

@@ -252,6 +252,9 @@ pub(crate) struct Node {
     /// Declared properties in contract order, with an index for lookup.
     pub properties: Vec<(String, NodeId)>,
     pub property_index: PropertyIndex,
+    /// This node or one the kept value reaches from it has an `x-vouch`
+    /// policy: the repair and findings walks skip everything else.
+    pub policy_below: bool,
     /// Every `required` name is a declared property (then fast mode counts them).
     pub required_all_declared: bool,
     pub required: Vec<String>,
@@ -363,6 +366,20 @@ impl Node {
             && self.policy.is_none();
         // A `type` beside the choice only narrows it; keep the values it admits.
         bare.then(|| values.into_iter().filter(|v| self.types.is_none_or(|t| t.admits(v))).collect())
+    }
+
+    /// Subschemas applied to the value that is kept: the ones repairs and
+    /// findings follow.
+    pub fn kept(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.reference
+            .iter()
+            .chain(&self.all_of)
+            .chain(self.properties.iter().map(|(_, id)| id))
+            .chain(self.pattern_properties.iter().map(|(_, id)| id))
+            .chain(self.additional_properties.iter())
+            .chain(self.prefix_items.iter())
+            .chain(self.items.iter())
+            .copied()
     }
 
     /// Every subschema, whatever its role.
