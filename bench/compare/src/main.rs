@@ -59,9 +59,9 @@ fn load_corpus(path: &Path) -> Result<Vec<Reply>, String> {
         .map(|line| {
             let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
             Ok(Reply {
-                contract: v["contract"].as_str().unwrap_or_default().to_owned(),
-                raw: v["raw"].as_str().unwrap_or_default().to_owned(),
-                fault: v["fault"].as_str().map(str::to_owned),
+                contract: v.get("contract").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                raw: v.get("raw").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                fault: v.get("fault").and_then(Value::as_str).map(str::to_owned),
             })
         })
         .collect();

@@ -82,25 +82,26 @@ struct Vendor {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
 enum Currency {
-    USD,
-    EUR,
-    GBP,
-    JPY,
-    CHF,
-    CAD,
-    AUD,
-    SEK,
+    Usd,
+    Eur,
+    Gbp,
+    Jpy,
+    Chf,
+    Cad,
+    Aud,
+    Sek,
 }
 
 #[derive(Deserialize)]
-#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 enum Terms {
-    DUE_ON_RECEIPT,
-    NET15,
-    NET30,
-    NET45,
-    NET60,
+    DueOnReceipt,
+    Net15,
+    Net30,
+    Net45,
+    Net60,
 }
 
 #[derive(Deserialize)]
