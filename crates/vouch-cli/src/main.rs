@@ -1,7 +1,8 @@
 //! The `vouch` command: a thin shell over the vouch core.
 //!
 //! Exit codes: 0 accepted and passing, 1 refused, 2 bad invocation or a
-//! contract that does not compile, 3 accepted with gate findings.
+//! contract that does not compile, 3 accepted with gate findings; `batch`
+//! adds 4 (broken input lines) and `ask` 5 (refused, fallback returned).
 
 /// Print to standard output; when the reader has gone (`vouch … | head`),
 /// stop quietly as Unix tools do, instead of panicking.
@@ -27,6 +28,7 @@ macro_rules! outln {
 /// The exit code of a Unix tool killed by SIGPIPE (128 + 13).
 const EXIT_PIPE: i32 = 141;
 
+mod ask;
 mod audit;
 mod batch;
 mod check;
@@ -83,6 +85,18 @@ enum Command {
     ///
     /// Example: vouch audit --contract examples/contracts/plate.json --against 'node examples/gates/plate_gate_failopen.mjs'
     Audit(audit::Args),
+    /// Ask a model (any OpenAI-compatible API) and vouch for its answer: every reply is
+    /// checked by the contract; a refused reply is asked again, told every problem.
+    ///
+    /// Up to --rounds requests (default 2), within --max-total-tokens and --deadline.
+    /// Upstream failures are refusals with their own codes (class no_answer). The API key
+    /// is read from the environment variable named by --api-key-env, never from a flag.
+    /// Prints the accepted value (or, with --fallback, the last known good value). Exit
+    /// codes: 0 accepted (pass), 1 refused, 2 bad invocation or contract, 3 accepted with
+    /// gate findings, 5 refused and the fallback returned.
+    ///
+    /// Example: vouch ask --contract examples/contracts/plate.json --model gpt-4o-mini --prompt 'Read back the plate.' --image plate.jpg --fallback last_plate.json
+    Ask(Box<ask::Args>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: vouch completions bash > /etc/bash_completion.d/vouch
@@ -99,6 +113,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => schema::run(&args),
         Command::Batch(args) => batch::run(&args),
         Command::Audit(args) => audit::run(&args),
+        Command::Ask(args) => ask::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

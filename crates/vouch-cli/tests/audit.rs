@@ -43,7 +43,8 @@ fn weaknesses_of_an_open_contract_are_listed() {
     assert_eq!(out.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = report["accepted"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
-    for needle in ["extra property \"__proto__\"", "/items = []", "/verdict = \"\""] {
+    // (`__proto__` is refused by vouch whatever the contract says; `extra` is not.)
+    for needle in ["extra property \"extra\"", "/items = []", "/verdict = \"\""] {
         assert!(names.iter().any(|n| n.contains(needle)), "{needle} not in {names:?}");
     }
 }

@@ -159,6 +159,12 @@ impl<'c> Repairer<'c> {
             if let Some((cut, _)) = s.char_indices().nth(max) {
                 let before = Value::String(s.clone());
                 s.truncate(cut);
+                if rules.trim {
+                    // The cut can expose white space that trim would remove on a
+                    // second check: trim again so a repaired value is a fixed point.
+                    let kept = s.trim_end().len();
+                    s.truncate(kept);
+                }
                 let after = Value::String(s.clone());
                 self.record("truncate", &before, &after, format!("cut to {max} characters"));
             }

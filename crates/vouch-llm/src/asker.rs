@@ -1,0 +1,593 @@
+//! The loop: ask, check, ask again told why, within a budget; then refuse,
+//! and keep the last good value.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
+use reqwest::{Client, Url};
+use serde_json::{json, Map, Value};
+use tokio::time::Instant;
+use tracing::{field, Instrument as _};
+use vouch::{Contract, Provider, Verdict};
+
+use crate::completion::{self, Judged};
+use crate::config::{Config, Mode};
+use crate::http::{show_duration, Request, Retry};
+use crate::message::{Content, Message, Role};
+use crate::outcome::{Answer, Outcome, Round, RoundVerdict, Usage};
+use crate::problem::{AskProblem, UpstreamCode, UpstreamProblem};
+use crate::reask::reask_text;
+use crate::scrub::{excerpt, shown_url, Scrubber};
+
+/// Why an [`Asker`] could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// [`Mode::Schema`], and OpenAI strict structured outputs cannot express
+    /// the contract without weakening it.
+    #[error("the contract cannot be sent to OpenAI strict structured outputs without weakening it: {0}")]
+    Export(#[from] vouch::ExportError),
+    /// The base URL does not parse, or is not http(s).
+    #[error("the base URL is not an http(s) URL: {0}")]
+    BaseUrl(String),
+    /// An extra header's name or value is not valid in HTTP (the value is not shown).
+    #[error("the header {0:?} is not a valid HTTP header (its value is not shown)")]
+    Header(String),
+    /// The API key holds characters an HTTP header cannot carry (it is not shown).
+    #[error("the API key cannot be sent in an HTTP header (it holds a character a header cannot carry)")]
+    Key,
+    /// `rounds` is 0.
+    #[error("rounds must be at least 1")]
+    NoRounds,
+    /// The HTTP client could not be built.
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// A per-round hook: called with every round as it ends.
+pub type RoundHook = Arc<dyn Fn(&Round) + Send + Sync>;
+
+/// Asks an OpenAI-compatible model for JSON and vouches for the answer:
+/// built once from a [`Contract`] and a [`Config`], then [`Asker::ask`]ed
+/// as often as needed, from as many tasks as needed (`Send + Sync`; share
+/// it in an `Arc`).
+///
+/// Each ask runs up to `rounds` requests. The system prompt carries the
+/// contract's instructions; every reply is checked by the contract. After a
+/// refused reply the model is asked again in the same conversation, told
+/// every problem; a request the upstream failed (5xx, 429, a broken
+/// connection, a timeout) is repeated after `Retry-After` or a backoff.
+/// The first accepted reply ends the ask. A token budget and a deadline
+/// cap the whole exchange. If every round is refused the outcome is
+/// refused with every round's problems, or carries the caller's fallback
+/// (last known good value), checked by the contract and marked as such.
+///
+/// Tracing: a span `ask` per ask and a span `round` per round, with the
+/// round's `latency_ms`, tokens, `http_status`, `finish_reason` and
+/// `outcome` recorded on it and on a `round finished` event. The API key is
+/// never logged, shown or returned.
+///
+/// ```no_run
+/// use vouch::Contract;
+/// use vouch_llm::{ApiKey, Asker, Config, ImageUrl, Message};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let contract = Contract::from_json_str(&std::fs::read_to_string("examples/contracts/plate.json")?)?;
+/// let mut config = Config::new("https://api.openai.com/v1", "gpt-4o-mini");
+/// config.api_key = ApiKey::from_env("OPENAI_API_KEY");
+/// let asker = Asker::new(contract, config)?.with_hook(|round| {
+///     eprintln!("round {}: {} in {:?}", round.index, round.outcome(), round.latency);
+/// });
+///
+/// let photo = ImageUrl::from_file(std::path::Path::new("plate.jpg"))?;
+/// let last_good = serde_json::json!({"productPresent": false, "productTextPresent": false, "garbledText": false});
+/// let outcome = asker
+///     .ask_with_fallback(vec![Message::user_with_images("Read back this plate.", vec![photo])], Some(&last_good))
+///     .await;
+/// match outcome.value() {
+///     Some(plate) if outcome.is_pass() => println!("fresh: {plate}"),
+///     Some(plate) if outcome.is_fallback() => println!("kept the last good plate: {plate}"),
+///     Some(plate) => println!("the model answered, and the gate fails: {plate}"),
+///     None => println!("refused: {:?}", outcome.problems),
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub struct Asker {
+    contract: Contract,
+    config: Config,
+    client: Client,
+    url: Url,
+    shown_url: String,
+    system_prompt: String,
+    response_format: Option<Value>,
+    scrub: Scrubber,
+    hook: Option<RoundHook>,
+}
+
+impl fmt::Debug for Asker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Asker")
+            .field("url", &self.shown_url)
+            .field("config", &self.config)
+            .field("hook", &self.hook.as_ref().map(|_| "Fn(&Round)"))
+            .finish_non_exhaustive()
+    }
+}
+
+/// What to do after a round.
+enum Next {
+    /// Accepted: done.
+    Done(vouch::Accepted),
+    /// Ask again in the same conversation: add the reply (if any) and the problems.
+    Reask(Option<String>),
+    /// Send the same request again, after this wait (or a backoff).
+    Repeat(Option<Duration>),
+    /// Asking again cannot help.
+    Stop,
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let Some(host) = url.host_str() else { return false };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+impl Asker {
+    /// Build an asker: the HTTP client, the system prompt and (in
+    /// [`Mode::Schema`]) the `response_format`, once.
+    ///
+    /// # Errors
+    /// A [`SetupError`]: the contract cannot be exported to OpenAI (in
+    /// [`Mode::Schema`]; use [`Mode::Json`]), a bad base URL or header, or
+    /// `rounds` of 0.
+    pub fn new(contract: Contract, config: Config) -> Result<Self, SetupError> {
+        if config.rounds == 0 {
+            return Err(SetupError::NoRounds);
+        }
+        let base = config.base_url.trim_end_matches('/');
+        let url = Url::parse(&format!("{base}/chat/completions"))
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+            .ok_or_else(|| SetupError::BaseUrl(base.to_owned()))?;
+        let response_format = match config.mode {
+            Mode::Schema => Some(contract.provider_schema(Provider::OpenAi, &config.schema_name)?),
+            Mode::Json => Some(json!({"type": "json_object"})),
+            Mode::Plain => None,
+        };
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.headers.0 {
+            let n = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| SetupError::Header(name.clone()))?;
+            let mut v = HeaderValue::from_str(value.trim()).map_err(|_| SetupError::Header(name.clone()))?;
+            v.set_sensitive(true);
+            headers.insert(n, v);
+        }
+        if let Some(key) = &config.api_key {
+            let mut v = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| SetupError::Key)?;
+            v.set_sensitive(true);
+            headers.insert(AUTHORIZATION, v);
+        }
+        let mut builder = Client::builder()
+            .default_headers(headers)
+            .user_agent(concat!("vouch-llm/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(config.timeouts.connect)
+            .redirect(reqwest::redirect::Policy::none());
+        if is_loopback(&url) {
+            // A server on this machine is never reached through a proxy.
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| SetupError::Client(e.without_url().to_string()))?;
+        let scrub = Scrubber::new(config.api_key.as_ref().map(super::config::ApiKey::expose));
+        Ok(Self {
+            shown_url: shown_url(&url),
+            system_prompt: contract.prompt(),
+            contract,
+            config,
+            client,
+            url,
+            response_format,
+            scrub,
+            hook: None,
+        })
+    }
+
+    /// Call `hook` with every round as it ends (latency, tokens, finish
+    /// reason, verdict).
+    #[must_use]
+    pub fn with_hook(mut self, hook: impl Fn(&Round) + Send + Sync + 'static) -> Self {
+        self.hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// The contract.
+    #[must_use]
+    pub fn contract(&self) -> &Contract {
+        &self.contract
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The contract's instructions, sent in the system message.
+    #[must_use]
+    pub fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    /// The `response_format` sent (none in [`Mode::Plain`]).
+    #[must_use]
+    pub fn response_format(&self) -> Option<&Value> {
+        self.response_format.as_ref()
+    }
+
+    /// The conversation as sent in the first round: the contract's
+    /// instructions as the system message (appended to the caller's own
+    /// system message if the conversation starts with one), then `messages`.
+    #[must_use]
+    pub fn conversation(&self, messages: Vec<Message>) -> Vec<Message> {
+        let mut out = Vec::with_capacity(messages.len() + 1);
+        let mut rest = messages.into_iter().peekable();
+        let own = match rest.peek() {
+            Some(Message { role: Role::System, content: Content::Text(text) }) => {
+                let merged = format!("{text}\n\n{}", self.system_prompt);
+                rest.next();
+                merged
+            }
+            _ => self.system_prompt.clone(),
+        };
+        out.push(Message::system(own));
+        out.extend(rest);
+        out
+    }
+
+    /// Ask: see [`Asker`]. Never fails: every outcome is an [`Outcome`].
+    pub async fn ask(&self, messages: Vec<Message>) -> Outcome {
+        self.ask_with_fallback(messages, None).await
+    }
+
+    /// Ask, and if every round is refused, return `fallback` (the last known
+    /// good value) instead, marked [`crate::Source::Fallback`], provided the
+    /// contract accepts it too; if it does not, the outcome is refused with a
+    /// `fallback_refused` problem and no value.
+    pub async fn ask_with_fallback(&self, messages: Vec<Message>, fallback: Option<&Value>) -> Outcome {
+        let span = tracing::info_span!(
+            "ask",
+            model = %self.config.model,
+            mode = self.config.mode.as_str(),
+            max_rounds = self.config.rounds,
+            rounds = field::Empty,
+            outcome = field::Empty,
+            total_tokens = field::Empty,
+        );
+        let outcome = self.run(messages, fallback).instrument(span.clone()).await;
+        span.record("rounds", outcome.rounds.len());
+        span.record("outcome", outcome.outcome());
+        span.record("total_tokens", outcome.total_tokens());
+        let codes: Vec<&str> = outcome.problems.iter().map(AskProblem::code).collect();
+        tracing::info!(
+            parent: &span,
+            outcome = outcome.outcome(),
+            source = outcome.source().as_str(),
+            rounds = outcome.rounds.len(),
+            problems = ?codes,
+            "ask finished"
+        );
+        outcome
+    }
+
+    async fn run(&self, messages: Vec<Message>, fallback: Option<&Value>) -> Outcome {
+        let start = Instant::now();
+        let deadline = self.config.deadline.map(|d| start + d);
+        let mut conversation = self.conversation(messages);
+        let mut rounds: Vec<Round> = Vec::new();
+        let mut problems: Vec<AskProblem> = Vec::new();
+        let mut spent: u64 = 0;
+        let mut usage_missing = false;
+        // A lower bound of the next round's prompt, in tokens.
+        let mut next_prompt_floor: u64 = 0;
+        let mut wait = Duration::ZERO;
+        let mut failures_in_a_row: u32 = 0;
+
+        for index in 1..=self.config.rounds {
+            if index > 1 {
+                if let Some(p) = self.budget_check(spent, next_prompt_floor, usage_missing) {
+                    problems.push(p.into());
+                    break;
+                }
+            }
+            if let Some(d) = deadline {
+                if Instant::now() + wait >= d {
+                    let sentence = if wait.is_zero() {
+                        format!("the deadline ({}) passed", show_duration(self.config.deadline.unwrap_or_default()))
+                    } else {
+                        format!(
+                            "the deadline ({}) would pass while waiting {} to ask again",
+                            show_duration(self.config.deadline.unwrap_or_default()),
+                            show_duration(wait)
+                        )
+                    };
+                    problems.push(
+                        UpstreamProblem::new(
+                            UpstreamCode::Deadline,
+                            "an answer before the deadline",
+                            "no answer yet",
+                            &sentence,
+                        )
+                        .into(),
+                    );
+                    break;
+                }
+            }
+            if !wait.is_zero() {
+                tracing::debug!(
+                    round = index,
+                    wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                    "waiting before the round"
+                );
+                tokio::time::sleep(wait).await;
+            }
+            let span = tracing::info_span!(
+                "round",
+                round = index,
+                latency_ms = field::Empty,
+                http_status = field::Empty,
+                prompt_tokens = field::Empty,
+                completion_tokens = field::Empty,
+                total_tokens = field::Empty,
+                finish_reason = field::Empty,
+                outcome = field::Empty,
+            );
+            let (round, next) = self.round(index, wait, &conversation, deadline).instrument(span.clone()).await;
+            record(&span, &round);
+            if let Some(hook) = &self.hook {
+                hook(&round);
+            }
+            if let Some(usage) = round.usage {
+                match usage.spent() {
+                    Some(n) => spent = spent.saturating_add(n),
+                    None => usage_missing = true,
+                }
+            } else if round.http_status.is_some_and(|s| (200..300).contains(&s)) {
+                usage_missing = true;
+            }
+            problems.extend(round.problems().iter().cloned());
+            let usage = round.usage.unwrap_or_default();
+            let round_problems = round.problems().to_vec();
+            rounds.push(round);
+            wait = Duration::ZERO;
+            match next {
+                Next::Done(accepted) => {
+                    return Outcome {
+                        answer: Answer::Model(accepted),
+                        problems: Vec::new(),
+                        rounds,
+                        fallback_problems: Vec::new(),
+                    };
+                }
+                Next::Reask(reply) => {
+                    failures_in_a_row = 0;
+                    next_prompt_floor = usage
+                        .prompt_tokens
+                        .unwrap_or(next_prompt_floor)
+                        .saturating_add(usage.completion_tokens.unwrap_or(0));
+                    if let Some(reply) = reply {
+                        conversation.push(Message::assistant(reply));
+                    }
+                    conversation.push(Message::user(reask_text(&round_problems)));
+                }
+                Next::Repeat(after) => {
+                    failures_in_a_row = failures_in_a_row.saturating_add(1);
+                    wait = self.backoff(after, failures_in_a_row);
+                }
+                Next::Stop => break,
+            }
+        }
+        self.refused(problems, rounds, fallback)
+    }
+
+    /// `Some(problem)` when the token budget does not allow another round.
+    fn budget_check(&self, spent: u64, next_prompt_floor: u64, usage_missing: bool) -> Option<UpstreamProblem> {
+        let max = self.config.max_total_tokens?;
+        let sentence = if usage_missing {
+            format!("the upstream reported no token usage, so the budget of {max} tokens cannot be kept")
+        } else if spent >= max {
+            format!("the token budget is spent: {spent} of {max} tokens used")
+        } else if spent.saturating_add(next_prompt_floor) > max {
+            format!(
+                "the token budget would be overrun: {spent} of {max} tokens used, and the next round's prompt alone is at least {next_prompt_floor}"
+            )
+        } else {
+            return None;
+        };
+        Some(UpstreamProblem::new(
+            UpstreamCode::BudgetSpent,
+            format!("at most {max} tokens"),
+            format!("{spent} tokens"),
+            &sentence,
+        ))
+    }
+
+    /// The wait before repeating a failed request: the upstream's
+    /// `Retry-After` (plus up to 10% jitter), else an exponential backoff
+    /// with jitter; never more than `backoff.max_wait`.
+    fn backoff(&self, after: Option<Duration>, failures: u32) -> Duration {
+        let max = self.config.backoff.max_wait;
+        let wait = match after {
+            Some(a) => a.saturating_add(jitter(a / 10)),
+            None => {
+                let exp = 2u32.saturating_pow(failures.saturating_sub(1).min(16));
+                let base = self.config.backoff.base.saturating_mul(exp);
+                let half = base / 2;
+                half.saturating_add(jitter(half))
+            }
+        };
+        wait.min(max)
+    }
+
+    /// One round: one request, and what it comes to.
+    async fn round(
+        &self,
+        index: u32,
+        waited: Duration,
+        conversation: &[Message],
+        deadline: Option<Instant>,
+    ) -> (Round, Next) {
+        let body = self.request_body(conversation);
+        let request = Request {
+            client: &self.client,
+            url: &self.url,
+            shown_url: &self.shown_url,
+            body: &body,
+            timeouts: self.config.timeouts,
+            deadline,
+            scrub: &self.scrub,
+        };
+        let sent = Instant::now();
+        let response = request.send().await;
+        let latency = sent.elapsed();
+        let mut round = Round {
+            index,
+            waited,
+            latency,
+            http_status: response.status,
+            usage: None,
+            finish_reason: None,
+            reply: None,
+            verdict: RoundVerdict::Refused(Vec::new()),
+        };
+        let body = match response.body {
+            Ok(b) => b,
+            Err(failure) => {
+                round.verdict = RoundVerdict::Refused(vec![failure.problem.into()]);
+                let next = match failure.retry {
+                    Retry::No => Next::Stop,
+                    Retry::Yes(after) => Next::Repeat(after),
+                };
+                return (round, next);
+            }
+        };
+        let completion = match completion::parse(&body, &self.scrub) {
+            Ok(c) => c,
+            Err(problem) => {
+                round.verdict = RoundVerdict::Refused(vec![problem.into()]);
+                return (round, Next::Repeat(None));
+            }
+        };
+        round.usage = completion.usage;
+        round.finish_reason.clone_from(&completion.finish_reason);
+        // Kept for diagnostics, scrubbed like everything else taken from the upstream.
+        round.reply = completion.content.as_deref().map(|c| self.scrub.scrub(c));
+        match completion::judge(completion, &self.contract, &self.scrub) {
+            Judged::Accepted(a) => {
+                round.verdict = RoundVerdict::Accepted(a.clone());
+                (round, Next::Done(a))
+            }
+            Judged::Refused { problems, reply } => {
+                round.verdict = RoundVerdict::Refused(problems);
+                (round, Next::Reask(reply))
+            }
+        }
+    }
+
+    fn request_body(&self, conversation: &[Message]) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), Value::String(self.config.model.clone()));
+        body.insert("messages".into(), serde_json::to_value(conversation).unwrap_or(Value::Array(Vec::new())));
+        if let Some(rf) = &self.response_format {
+            body.insert("response_format".into(), rf.clone());
+        }
+        if let Some(t) = self.config.temperature {
+            if let Some(n) = serde_json::Number::from_f64(t) {
+                body.insert("temperature".into(), Value::Number(n));
+            }
+        }
+        if let Some(m) = self.config.max_tokens {
+            body.insert("max_tokens".into(), Value::from(m));
+        }
+        Value::Object(body)
+    }
+
+    /// Every round refused: the fallback, if the contract accepts it.
+    fn refused(&self, mut problems: Vec<AskProblem>, rounds: Vec<Round>, fallback: Option<&Value>) -> Outcome {
+        let Some(value) = fallback else {
+            return Outcome { answer: Answer::Refused, problems, rounds, fallback_problems: Vec::new() };
+        };
+        match self.contract.check_value(value) {
+            Verdict::Accepted(a) => {
+                tracing::info!("every round refused: returning the fallback (last known good value)");
+                Outcome { answer: Answer::Fallback(a), problems, rounds, fallback_problems: Vec::new() }
+            }
+            Verdict::Refused(r) => {
+                let listed: Vec<String> = r.problems.iter().take(3).map(ToString::to_string).collect();
+                let more = r.problems.len().saturating_sub(3);
+                let more = if more > 0 { format!("; and {more} more") } else { String::new() };
+                let sentence = format!(
+                    "the fallback (last known good value) fails the contract too, so it is not returned: {}{more}",
+                    listed.join("; ")
+                );
+                let got = excerpt(&value.to_string(), 80);
+                problems.push(
+                    UpstreamProblem::new(
+                        UpstreamCode::FallbackRefused,
+                        "a fallback the contract accepts",
+                        got,
+                        &sentence,
+                    )
+                    .into(),
+                );
+                tracing::warn!("every round refused, and the fallback fails the contract too");
+                Outcome { answer: Answer::Refused, problems, rounds, fallback_problems: r.problems }
+            }
+        }
+    }
+}
+
+/// A random duration in `[0, max]`.
+fn jitter(max: Duration) -> Duration {
+    let nanos = u64::try_from(max.as_nanos()).unwrap_or(u64::MAX);
+    if nanos == 0 {
+        return Duration::ZERO;
+    }
+    Duration::from_nanos(fastrand::u64(0..=nanos))
+}
+
+fn record(span: &tracing::Span, round: &Round) {
+    let usage: Usage = round.usage.unwrap_or_default();
+    let latency_ms = u64::try_from(round.latency.as_millis()).unwrap_or(u64::MAX);
+    span.record("latency_ms", latency_ms);
+    if let Some(s) = round.http_status {
+        span.record("http_status", s);
+    }
+    if let Some(n) = usage.prompt_tokens {
+        span.record("prompt_tokens", n);
+    }
+    if let Some(n) = usage.completion_tokens {
+        span.record("completion_tokens", n);
+    }
+    if let Some(n) = usage.spent() {
+        span.record("total_tokens", n);
+    }
+    if let Some(f) = &round.finish_reason {
+        span.record("finish_reason", f.as_str());
+    }
+    span.record("outcome", round.outcome());
+    let codes: Vec<&str> = round.problems().iter().map(AskProblem::code).collect();
+    tracing::info!(
+        parent: span,
+        round = round.index,
+        latency_ms,
+        http_status = round.http_status,
+        prompt_tokens = usage.prompt_tokens,
+        completion_tokens = usage.completion_tokens,
+        total_tokens = usage.spent(),
+        finish_reason = round.finish_reason.as_deref(),
+        outcome = round.outcome(),
+        problems = ?codes,
+        "round finished"
+    );
+}

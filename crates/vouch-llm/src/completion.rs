@@ -1,0 +1,212 @@
+//! Reading a chat completion body, and judging it: no reply the contract
+//! can judge is an [`UpstreamProblem`]; a reply goes to the contract.
+
+use serde_json::Value;
+use vouch::{Accepted, Contract, Verdict};
+
+use crate::outcome::Usage;
+use crate::problem::{AskProblem, UpstreamCode, UpstreamProblem};
+use crate::scrub::{excerpt, Scrubber};
+
+/// Longest excerpt of upstream text kept in a problem, in characters.
+pub(crate) const EXCERPT: usize = 200;
+/// Longest excerpt of a model reply kept in a problem, in characters.
+const REPLY_EXCERPT: usize = 80;
+
+/// What one chat completion said.
+#[derive(Debug, Default)]
+pub(crate) struct Completion {
+    pub content: Option<String>,
+    pub refusal: Option<String>,
+    /// The names of the tools called (empty names for nameless calls).
+    pub tool_calls: Option<Vec<String>>,
+    pub reasoning: Option<String>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+}
+
+fn not_a_completion(sentence: &str, got: String) -> UpstreamProblem {
+    UpstreamProblem::new(
+        UpstreamCode::NotACompletion,
+        "a chat completion (JSON with choices[0].message)",
+        got,
+        &format!("not a chat completion: {sentence}"),
+    )
+}
+
+/// Read a 2xx body as a chat completion.
+pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, UpstreamProblem> {
+    let shown = || excerpt(&scrub.scrub(&String::from_utf8_lossy(body)), EXCERPT);
+    let Ok(doc) = serde_json::from_slice::<Value>(body) else {
+        return Err(not_a_completion("the upstream's 2xx body is not JSON", shown()));
+    };
+    let usage = doc.get("usage").map(Usage::from_json);
+    let choice = doc.get("choices").and_then(Value::as_array).and_then(|c| c.first());
+    let Some(message) = choice.and_then(|c| c.get("message")).filter(|m| m.is_object()) else {
+        if let Some(err) = doc.get("error") {
+            let said = err.get("message").and_then(Value::as_str).map_or_else(|| err.to_string(), str::to_owned);
+            let said = excerpt(&scrub.scrub(&said), EXCERPT);
+            return Err(not_a_completion(&format!("the upstream answered 2xx with an error: {said}"), shown()));
+        }
+        return Err(not_a_completion("the body has no choices[0].message", shown()));
+    };
+    let finish_reason = choice.and_then(|c| c.get("finish_reason")).and_then(Value::as_str).map(str::to_owned);
+    let content = match message.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        // Some servers send content as parts: [{"type": "text", "text": …}].
+        Some(Value::Array(parts)) => {
+            let mut text = String::new();
+            for part in parts {
+                match part.get("text").and_then(Value::as_str) {
+                    Some(t) => text.push_str(t),
+                    None => {
+                        return Err(not_a_completion("choices[0].message.content has a part that is not text", shown()))
+                    }
+                }
+            }
+            Some(text)
+        }
+        Some(other) => {
+            let kind = match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                _ => "an object",
+            };
+            return Err(not_a_completion(&format!("choices[0].message.content is {kind}, not text"), shown()));
+        }
+    };
+    let refusal = message.get("refusal").and_then(Value::as_str).filter(|r| !r.trim().is_empty()).map(str::to_owned);
+    let mut tool_calls: Option<Vec<String>> = match message.get("tool_calls") {
+        Some(Value::Array(calls)) if !calls.is_empty() => Some(
+            calls
+                .iter()
+                .map(|c| c.get("function").and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or("").to_owned())
+                .collect(),
+        ),
+        _ => None,
+    };
+    if tool_calls.is_none() {
+        if let Some(call) = message.get("function_call").filter(|c| c.is_object()) {
+            tool_calls = Some(vec![call.get("name").and_then(Value::as_str).unwrap_or("").to_owned()]);
+        } else if matches!(finish_reason.as_deref(), Some("tool_calls" | "function_call")) {
+            tool_calls = Some(Vec::new());
+        }
+    }
+    let reasoning = ["reasoning_content", "reasoning"]
+        .iter()
+        .filter_map(|k| message.get(*k).and_then(Value::as_str))
+        .find(|r| !r.trim().is_empty())
+        .map(str::to_owned);
+    Ok(Completion { content, refusal, tool_calls, reasoning, finish_reason, usage })
+}
+
+/// What a round's completion comes to.
+pub(crate) enum Judged {
+    Accepted(Accepted),
+    Refused {
+        problems: Vec<AskProblem>,
+        /// The model's reply, to put back in the conversation before asking again.
+        reply: Option<String>,
+    },
+}
+
+fn refused(problem: UpstreamProblem, reply: Option<String>) -> Judged {
+    Judged::Refused { problems: vec![problem.into()], reply }
+}
+
+/// Judge a completion: every way of not answering is refused before the
+/// contract sees the content, and then the contract judges it.
+pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Judged {
+    let shown = |t: &str, n: usize| excerpt(&scrub.scrub(t), n);
+    let content = c.content.filter(|t| !t.trim().is_empty());
+    let finish = c.finish_reason.as_deref();
+    if let Some(refusal) = &c.refusal {
+        let got = shown(refusal, EXCERPT);
+        let sentence = format!("the model refused to answer: {got}");
+        return refused(UpstreamProblem::new(UpstreamCode::ModelRefused, "an answer", got, &sentence), None);
+    }
+    if finish == Some("content_filter") {
+        return refused(
+            UpstreamProblem::new(
+                UpstreamCode::ContentFiltered,
+                "a reply",
+                "finish_reason \"content_filter\"",
+                "the provider's content filter withheld the reply (finish_reason \"content_filter\")",
+            ),
+            None,
+        );
+    }
+    if let Some(names) = &c.tool_calls {
+        let named: Vec<&str> = names.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+        let got = if named.is_empty() {
+            "tool_calls".to_owned()
+        } else {
+            format!("tool_calls: {}", shown(&named.join(", "), REPLY_EXCERPT))
+        };
+        return refused(
+            UpstreamProblem::new(
+                UpstreamCode::ToolCallsInstead,
+                "a reply in the message content",
+                got,
+                "the model called a tool instead of replying with content",
+            ),
+            None,
+        );
+    }
+    let reasoning_tokens = c.usage.as_ref().and_then(|u| u.reasoning_tokens).unwrap_or(0);
+    let Some(content) = content else {
+        if c.reasoning.is_some() || reasoning_tokens > 0 {
+            let got = match &c.reasoning {
+                Some(r) => format!("no content; reasoning: {}", shown(r, REPLY_EXCERPT)),
+                None => format!("no content; {reasoning_tokens} reasoning tokens"),
+            };
+            let sentence = format!(
+                "the model spent its budget before answering: no content, only reasoning (finish_reason {})",
+                finish.map_or_else(|| "null".to_owned(), |f| format!("{f:?}"))
+            );
+            return refused(
+                UpstreamProblem::new(UpstreamCode::ReasoningExhausted, "a reply after the reasoning", got, &sentence),
+                None,
+            );
+        }
+        if finish == Some("length") {
+            return refused(
+                UpstreamProblem::new(
+                    UpstreamCode::CutOff,
+                    "a complete reply",
+                    "nothing",
+                    "the reply was cut off at the token limit before any content (finish_reason \"length\")",
+                ),
+                None,
+            );
+        }
+        return refused(
+            UpstreamProblem::new(
+                UpstreamCode::EmptyContent,
+                "a reply",
+                "nothing",
+                "the model's reply is empty (content null or blank)",
+            ),
+            None,
+        );
+    };
+    if finish == Some("length") {
+        return refused(
+            UpstreamProblem::new(
+                UpstreamCode::CutOff,
+                "a complete reply",
+                shown(&content, REPLY_EXCERPT),
+                "the reply was cut off at the token limit (finish_reason \"length\"); it is refused even if it looks complete",
+            ),
+            Some(content),
+        );
+    }
+    match contract.check(content.as_bytes()) {
+        Verdict::Accepted(a) => Judged::Accepted(a),
+        Verdict::Refused(r) => Judged::Refused {
+            problems: r.problems.into_iter().map(AskProblem::Contract).collect(),
+            reply: Some(content),
+        },
+    }
+}

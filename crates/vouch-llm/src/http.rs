@@ -1,0 +1,309 @@
+//! One HTTP request to the upstream, every failure named.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::HeaderMap;
+use reqwest::{Client, StatusCode, Url};
+use serde_json::Value;
+use tokio::time::{timeout_at, Instant};
+
+use crate::completion::EXCERPT;
+use crate::config::Timeouts;
+use crate::problem::{UpstreamCode, UpstreamProblem};
+use crate::scrub::{excerpt, Scrubber};
+
+/// The largest 2xx body read; a larger one is not a completion vouch-llm will read.
+const MAX_BODY: usize = 32 * 1024 * 1024;
+/// The most of an error body read, for its excerpt.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Whether a failed request may be repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// No: asking again cannot help (a 4xx), or the deadline passed.
+    No,
+    /// Yes, after the upstream's `Retry-After` if it gave one, else a backoff.
+    Yes(Option<Duration>),
+}
+
+/// A request that brought no completion.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub problem: UpstreamProblem,
+    pub retry: Retry,
+}
+
+/// What one request brought: the status (if a response came) and the 2xx body.
+pub(crate) struct Response {
+    pub status: Option<u16>,
+    pub body: Result<Vec<u8>, Failure>,
+}
+
+pub(crate) struct Request<'a> {
+    pub client: &'a Client,
+    pub url: &'a Url,
+    pub shown_url: &'a str,
+    pub body: &'a Value,
+    pub timeouts: Timeouts,
+    pub deadline: Option<Instant>,
+    pub scrub: &'a Scrubber,
+}
+
+fn deadline_problem() -> Failure {
+    Failure {
+        problem: UpstreamProblem::new(
+            UpstreamCode::Deadline,
+            "an answer before the deadline",
+            "no answer yet",
+            "the deadline passed while waiting for the upstream",
+        ),
+        retry: Retry::No,
+    }
+}
+
+fn timeout_problem(what: &str, limit: Duration) -> Failure {
+    Failure {
+        problem: UpstreamProblem::new(
+            UpstreamCode::UpstreamTimeout,
+            format!("{what} within {}", show_duration(limit)),
+            "no answer in time",
+            &format!("the upstream timed out: no {what} within {}", show_duration(limit)),
+        ),
+        retry: Retry::Yes(None),
+    }
+}
+
+/// A duration as people write it: `250 ms`, `1.5 s`.
+pub(crate) fn show_duration(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", (d.as_secs_f64() * 10.0).round() / 10.0)
+    }
+}
+
+impl Request<'_> {
+    pub(crate) async fn send(&self) -> Response {
+        let start = Instant::now();
+        let total_end = start + self.timeouts.total;
+        let (end, by_deadline) = match self.deadline {
+            Some(d) if d <= total_end => (d, true),
+            _ => (total_end, false),
+        };
+        let first_byte_end = (start + self.timeouts.first_byte).min(end);
+        let sent = self.client.post(self.url.clone()).json(self.body).send();
+        let resp = match timeout_at(first_byte_end, sent).await {
+            Err(_) if by_deadline && first_byte_end == end => return failed(None, deadline_problem()),
+            Err(_) if first_byte_end == end => {
+                return failed(None, timeout_problem("complete response", self.timeouts.total));
+            }
+            Err(_) => return failed(None, timeout_problem("response", self.timeouts.first_byte)),
+            Ok(Err(e)) => return failed(None, self.transport(&e)),
+            Ok(Ok(r)) => r,
+        };
+        let status = resp.status();
+        let code = Some(status.as_u16());
+        let headers = resp.headers().clone();
+        let limit = if status.is_success() { MAX_BODY } else { MAX_ERROR_BODY };
+        let body = match read_body(resp, end, limit).await {
+            Ok(b) => b,
+            Err(ReadError::Time) if by_deadline => return failed(code, deadline_problem()),
+            Err(ReadError::Time) => return failed(code, timeout_problem("complete response", self.timeouts.total)),
+            Err(ReadError::Transport(e)) => return failed(code, self.transport(&e)),
+            Err(ReadError::TooLarge) if status.is_success() => {
+                return failed(
+                    code,
+                    Failure {
+                        problem: UpstreamProblem::new(
+                            UpstreamCode::NotACompletion,
+                            "a chat completion (JSON with choices[0].message)",
+                            format!("more than {MAX_BODY} bytes"),
+                            &format!("not a chat completion: the body is larger than {MAX_BODY} bytes"),
+                        ),
+                        retry: Retry::No,
+                    },
+                );
+            }
+            Err(ReadError::TooLarge) => Vec::new(),
+        };
+        if status.is_success() {
+            return Response { status: code, body: Ok(body) };
+        }
+        failed(code, self.status_failure(status, &headers, &body))
+    }
+
+    /// A failure of the connection itself.
+    fn transport(&self, e: &reqwest::Error) -> Failure {
+        let detail = excerpt(&self.scrub.scrub(&innermost(e)), EXCERPT);
+        if e.is_timeout() {
+            let what = if e.is_connect() { "connection" } else { "response" };
+            let limit = if e.is_connect() { self.timeouts.connect } else { self.timeouts.total };
+            return timeout_problem(what, limit);
+        }
+        let sentence = if e.is_connect() {
+            format!("cannot connect to {}: {detail}", self.shown_url)
+        } else {
+            format!("the connection to {} failed: {detail}", self.shown_url)
+        };
+        Failure {
+            problem: UpstreamProblem::new(UpstreamCode::UpstreamUnreachable, "a response", detail, &sentence),
+            retry: Retry::Yes(None),
+        }
+    }
+
+    fn status_failure(&self, status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Failure {
+        let said = excerpt(&self.scrub.scrub(&error_text(body)), EXCERPT);
+        let got = if said.is_empty() {
+            format!("HTTP {}", status.as_u16())
+        } else {
+            format!("HTTP {}: {said}", status.as_u16())
+        };
+        let reason = status.canonical_reason().map(|r| format!(" {r}")).unwrap_or_default();
+        let said_part = if said.is_empty() { String::new() } else { format!(": {said}") };
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            let after = retry_after(headers);
+            let wait = after.map(|d| format!(" (Retry-After {})", show_duration(d))).unwrap_or_default();
+            return Failure {
+                problem: UpstreamProblem::new(
+                    UpstreamCode::RateLimited,
+                    "a 2xx response",
+                    got,
+                    &format!("the upstream is rate limiting (HTTP 429{reason}){wait}{said_part}"),
+                ),
+                retry: Retry::Yes(after),
+            };
+        }
+        let (retry, hint) = if status.is_server_error() {
+            (Retry::Yes(retry_after(headers)), String::new())
+        } else if status.is_redirection() {
+            let to = headers
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| self.url.join(l).ok())
+                .map(|u| format!(" to {}", crate::scrub::shown_url(&u)))
+                .unwrap_or_default();
+            (Retry::No, format!(" (redirected{to}; give the final URL as the base URL)"))
+        } else if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            (Retry::No, " (check the API key)".to_owned())
+        } else {
+            (Retry::No, String::new())
+        };
+        Failure {
+            problem: UpstreamProblem::new(
+                UpstreamCode::UpstreamStatus,
+                "a 2xx response",
+                got,
+                &format!("the upstream answered HTTP {}{reason}{hint}{said_part}", status.as_u16()),
+            ),
+            retry,
+        }
+    }
+}
+
+fn failed(status: Option<u16>, failure: Failure) -> Response {
+    Response { status, body: Err(failure) }
+}
+
+enum ReadError {
+    Time,
+    Transport(reqwest::Error),
+    TooLarge,
+}
+
+async fn read_body(mut resp: reqwest::Response, end: Instant, limit: usize) -> Result<Vec<u8>, ReadError> {
+    let mut buf = Vec::new();
+    loop {
+        match timeout_at(end, resp.chunk()).await {
+            Err(_) => return Err(ReadError::Time),
+            Ok(Err(e)) => return Err(ReadError::Transport(e)),
+            Ok(Ok(None)) => return Ok(buf),
+            Ok(Ok(Some(bytes))) => {
+                if buf.len().saturating_add(bytes.len()) > limit {
+                    if limit == MAX_BODY {
+                        return Err(ReadError::TooLarge);
+                    }
+                    let room = limit.saturating_sub(buf.len());
+                    buf.extend(bytes.iter().take(room));
+                    return Ok(buf);
+                }
+                buf.extend_from_slice(&bytes);
+            }
+        }
+    }
+}
+
+/// The innermost cause of a transport error (`Connection refused (os error
+/// 111)`), never the URL.
+fn innermost(e: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let text = cause.to_string();
+    if std::ptr::addr_eq(cause, e as &dyn std::error::Error) {
+        // No cause below reqwest's own: its text names the URL, which may hold a secret.
+        if e.is_connect() {
+            return "connection failed".to_owned();
+        }
+        return "request failed".to_owned();
+    }
+    text
+}
+
+/// The readable part of an error body: `error.message` of a JSON error, else the text.
+fn error_text(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        let msg = v
+            .get("error")
+            .and_then(|e| e.get("message").and_then(Value::as_str).or_else(|| e.as_str()))
+            .or_else(|| v.get("message").and_then(Value::as_str))
+            .or_else(|| v.get("detail").and_then(Value::as_str));
+        if let Some(m) = msg {
+            return m.to_owned();
+        }
+    }
+    String::from_utf8_lossy(body).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How long the upstream asks to wait: `retry-after-ms` (OpenAI), else
+/// `Retry-After` in seconds or as an HTTP date.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        if ms.is_finite() && ms >= 0.0 {
+            return Some(Duration::from_secs_f64((ms / 1000.0).min(86_400.0)));
+        }
+    }
+    let value = get("retry-after")?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(when.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_reads_seconds_milliseconds_and_dates() {
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn error_text_prefers_the_message() {
+        assert_eq!(error_text(br#"{"error": {"message": "bad model"}}"#), "bad model");
+        assert_eq!(error_text(b"<html>\n  <b>502</b></html>"), "<html> <b>502</b></html>");
+    }
+}

@@ -1,0 +1,36 @@
+//! # vouch-llm
+//!
+//! The model client for [`vouch`]: ask any OpenAI-compatible Chat
+//! Completions API (OpenAI, OpenRouter, Groq, Together, Ollama, vLLM,
+//! llama.cpp's server) for JSON, check every reply against a
+//! [`vouch::Contract`], ask again in the same conversation when a reply is
+//! refused (telling the model every problem), within a round cap, a token
+//! budget and a deadline; then refuse with every round's problems, or
+//! return the caller's last known good value, marked as a fallback.
+//!
+//! Failures of the upstream are refusals too, class `no_answer`, each with
+//! its own code ([`UpstreamCode`]): an unreachable or slow server, HTTP
+//! errors and rate limits, a body that is not a completion, empty content,
+//! a model that spent its budget reasoning, a reply cut off at the token
+//! limit (even one that looks complete), a refusal, a content filter, a
+//! tool call where content was expected.
+//!
+//! The core crate `vouch` stays pure; this crate holds the I/O. Start at
+//! [`Asker`].
+
+mod asker;
+mod completion;
+mod config;
+mod http;
+mod message;
+mod outcome;
+mod problem;
+mod reask;
+mod scrub;
+
+pub use asker::{Asker, RoundHook, SetupError};
+pub use config::{ApiKey, Backoff, Config, Headers, Mode, Timeouts, OPENAI_BASE_URL};
+pub use message::{mime_type, Content, ImageError, ImageUrl, Message, Part, Role};
+pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Usage};
+pub use problem::{class_of, AskProblem, UpstreamCode, UpstreamProblem};
+pub use reask::{reask_text, REPLY_ONLY};

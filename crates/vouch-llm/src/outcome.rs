@@ -1,0 +1,264 @@
+//! What an ask returns: an [`Outcome`], with every [`Round`].
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use vouch::{Accepted, Finding, Problem, ProblemClass, Repair};
+
+use crate::problem::{class_of, AskProblem};
+
+/// Token counts a response reported (`usage`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// `usage.prompt_tokens`.
+    pub prompt_tokens: Option<u64>,
+    /// `usage.completion_tokens`.
+    pub completion_tokens: Option<u64>,
+    /// `usage.total_tokens`.
+    pub total_tokens: Option<u64>,
+    /// `usage.completion_tokens_details.reasoning_tokens`.
+    pub reasoning_tokens: Option<u64>,
+}
+
+impl Usage {
+    pub(crate) fn from_json(v: &Value) -> Self {
+        let n = |v: Option<&Value>| v.and_then(Value::as_u64);
+        Self {
+            prompt_tokens: n(v.get("prompt_tokens")),
+            completion_tokens: n(v.get("completion_tokens")),
+            total_tokens: n(v.get("total_tokens")),
+            reasoning_tokens: n(v.get("completion_tokens_details").and_then(|d| d.get("reasoning_tokens"))),
+        }
+    }
+
+    /// The tokens the response cost: `total_tokens`, else prompt plus completion.
+    #[must_use]
+    pub fn spent(&self) -> Option<u64> {
+        self.total_tokens.or_else(|| match (self.prompt_tokens, self.completion_tokens) {
+            (None, None) => None,
+            (p, c) => Some(p.unwrap_or(0).saturating_add(c.unwrap_or(0))),
+        })
+    }
+}
+
+/// How a round ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundVerdict {
+    /// The contract accepted the reply (findings and repairs included).
+    Accepted(Accepted),
+    /// The reply was refused, or there was none: every problem.
+    Refused(Vec<AskProblem>),
+}
+
+/// One request to the model and what came of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    /// 1-based.
+    pub index: u32,
+    /// How long vouch-llm waited before sending it (backoff, `Retry-After`).
+    pub waited: Duration,
+    /// From sending the request to having the whole response (or failing).
+    pub latency: Duration,
+    /// The HTTP status, when a response came.
+    pub http_status: Option<u16>,
+    /// The tokens the response reported.
+    pub usage: Option<Usage>,
+    /// `choices[0].finish_reason`.
+    pub finish_reason: Option<String>,
+    /// The model's reply (the message content, scrubbed of keys), when there was one.
+    pub reply: Option<String>,
+    /// The round's verdict.
+    pub verdict: RoundVerdict,
+}
+
+impl Round {
+    /// `"accepted"` or `"refused"`.
+    #[must_use]
+    pub fn outcome(&self) -> &'static str {
+        match self.verdict {
+            RoundVerdict::Accepted(_) => "accepted",
+            RoundVerdict::Refused(_) => "refused",
+        }
+    }
+
+    /// The round's problems (empty when accepted).
+    #[must_use]
+    pub fn problems(&self) -> &[AskProblem] {
+        match &self.verdict {
+            RoundVerdict::Accepted(_) => &[],
+            RoundVerdict::Refused(p) => p,
+        }
+    }
+
+    /// The round as JSON: `round`, `waited_ms`, `latency_ms`, `http_status`,
+    /// `prompt_tokens`, `completion_tokens`, `total_tokens`, `finish_reason`,
+    /// `outcome`, `pass`, `findings`, `problems`.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let usage = self.usage.unwrap_or_default();
+        let (pass, findings): (bool, &[Finding]) = match &self.verdict {
+            RoundVerdict::Accepted(a) => (a.findings.is_empty(), &a.findings),
+            RoundVerdict::Refused(_) => (false, &[]),
+        };
+        json!({
+            "round": self.index,
+            "waited_ms": millis(self.waited),
+            "latency_ms": millis(self.latency),
+            "http_status": self.http_status,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.spent(),
+            "finish_reason": self.finish_reason,
+            "outcome": self.outcome(),
+            "pass": pass,
+            "findings": findings,
+            "problems": self.problems(),
+        })
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Where the value of an outcome comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A model reply the contract accepted (or, when refused, no value at all).
+    Model,
+    /// The caller's last known good value: every round was refused.
+    Fallback,
+}
+
+impl Source {
+    /// `"model"` or `"fallback"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Model => "model",
+            Self::Fallback => "fallback",
+        }
+    }
+}
+
+/// The value an ask ends with, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The contract accepted a model reply (the last round's).
+    Model(Accepted),
+    /// Every round was refused; the fallback (last known good value) passed
+    /// the contract and is returned in its place. It is not a fresh answer.
+    Fallback(Accepted),
+    /// Refused, and nothing to use.
+    Refused,
+}
+
+/// The outcome of one ask.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The value it ends with, if any.
+    pub answer: Answer,
+    /// When refused: every round's problems, in order, then why it stopped
+    /// (`budget_spent`, `deadline`) and `fallback_refused` if the fallback
+    /// failed the contract. Empty when a model reply was accepted.
+    pub problems: Vec<AskProblem>,
+    /// Every round, in order.
+    pub rounds: Vec<Round>,
+    /// When a fallback was given and failed the contract: its problems.
+    pub fallback_problems: Vec<Problem>,
+}
+
+impl Outcome {
+    /// `"accepted"` when a model reply was accepted, else `"refused"`
+    /// (also when the fallback is returned: the model's answer was refused).
+    #[must_use]
+    pub fn outcome(&self) -> &'static str {
+        match self.answer {
+            Answer::Model(_) => "accepted",
+            Answer::Fallback(_) | Answer::Refused => "refused",
+        }
+    }
+
+    /// True when a model reply was accepted.
+    #[must_use]
+    pub fn is_accepted(&self) -> bool {
+        matches!(self.answer, Answer::Model(_))
+    }
+
+    /// True when a model reply was accepted and the gate has no findings.
+    /// Never true for a fallback.
+    #[must_use]
+    pub fn is_pass(&self) -> bool {
+        matches!(&self.answer, Answer::Model(a) if a.findings.is_empty())
+    }
+
+    /// True when the fallback is returned.
+    #[must_use]
+    pub fn is_fallback(&self) -> bool {
+        matches!(self.answer, Answer::Fallback(_))
+    }
+
+    /// Where the value comes from.
+    #[must_use]
+    pub fn source(&self) -> Source {
+        match self.answer {
+            Answer::Fallback(_) => Source::Fallback,
+            Answer::Model(_) | Answer::Refused => Source::Model,
+        }
+    }
+
+    /// The accepted model value or the fallback (see [`Outcome::source`]).
+    #[must_use]
+    pub fn value(&self) -> Option<&Value> {
+        self.accepted().map(|a| &a.value)
+    }
+
+    fn accepted(&self) -> Option<&Accepted> {
+        match &self.answer {
+            Answer::Model(a) | Answer::Fallback(a) => Some(a),
+            Answer::Refused => None,
+        }
+    }
+
+    /// The repairs made to the value.
+    #[must_use]
+    pub fn repairs(&self) -> &[Repair] {
+        self.accepted().map_or(&[], |a| &a.repairs)
+    }
+
+    /// The gate findings on the value.
+    #[must_use]
+    pub fn findings(&self) -> &[Finding] {
+        self.accepted().map_or(&[], |a| &a.findings)
+    }
+
+    /// The class of the refusal (`None` when a model reply was accepted).
+    #[must_use]
+    pub fn class(&self) -> Option<ProblemClass> {
+        (!self.is_accepted()).then(|| class_of(&self.problems))
+    }
+
+    /// The tokens spent, summed over the rounds that reported usage.
+    #[must_use]
+    pub fn total_tokens(&self) -> u64 {
+        self.rounds.iter().filter_map(|r| r.usage.and_then(|u| u.spent())).sum()
+    }
+
+    /// The JSON shape of `vouch check --json` (`outcome`, `pass`, `value`,
+    /// `repairs`, `findings`, `problems`) plus `source` (`"model"` or
+    /// `"fallback"`) and `rounds` (see [`Round::to_json`]). With a fallback,
+    /// `outcome` is `"refused"`, `pass` is false and `value` is the fallback.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        json!({
+            "outcome": self.outcome(),
+            "pass": self.is_pass(),
+            "value": self.value().cloned().unwrap_or(Value::Null),
+            "repairs": self.repairs(),
+            "findings": self.findings(),
+            "problems": self.problems,
+            "source": self.source().as_str(),
+            "rounds": self.rounds.iter().map(Round::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
