@@ -197,12 +197,7 @@ impl<'c> Repairer<'c> {
                     if !map.contains_key(name) {
                         if let Some(d) = self.default_of(*id) {
                             let mark = self.enter(name);
-                            self.record(
-                                "default",
-                                &Value::Null,
-                                d,
-                                format!("missing, filled with the default {}", excerpt(d)),
-                            );
+                            self.log.push(filled(self.path.clone(), d));
                             self.path.truncate(mark);
                             map.insert(name.clone(), d.clone());
                         }
@@ -285,6 +280,13 @@ impl<'c> Repairer<'c> {
         pointer::push_escaped(&mut self.path, segment);
         mark
     }
+}
+
+/// The log entry for a missing property filled with its default (also
+/// written by the single pass, which fills the same properties).
+pub(crate) fn filled(path: String, default: &Value) -> Repair {
+    let message = format!("{}: missing, filled with the default {}", display_path(&path), excerpt(default));
+    Repair { path, rule: "default".to_owned(), before: bounded(&Value::Null), after: bounded(default), message }
 }
 
 /// A string that holds exactly one JSON number, as that number.

@@ -9,6 +9,7 @@
 mod equal;
 pub(crate) mod format;
 pub(crate) mod pattern;
+pub(crate) mod single_pass;
 
 use std::cmp::Ordering;
 
@@ -89,6 +90,12 @@ impl Ctx {
 /// Whether `value` satisfies node `id`.
 pub(crate) fn is_valid(nodes: &[Node], id: NodeId, value: &Value) -> bool {
     Eval { nodes }.node(id, value, &mut Ctx::fast())
+}
+
+/// Whether `value` satisfies node `id`, without the stack check: only for
+/// nodes without in-place applicators given a scalar, where nothing recurses.
+pub(crate) fn is_valid_here(nodes: &[Node], id: NodeId, value: &Value) -> bool {
+    Eval { nodes }.node_here(id, value, &mut Ctx::fast())
 }
 
 /// Every problem of `value` against node `id`, with paths under `path`.

@@ -10,6 +10,7 @@ mod typed;
 use serde_json::Value;
 
 use crate::check;
+use crate::check::single_pass::{self, Plan};
 use crate::read::{self, Limits, Unwrap};
 use crate::verdict::{Accepted, Problem, ProblemCode, Repair, Verdict};
 pub use error::{CompileError, CompileErrorKind};
@@ -45,6 +46,8 @@ const MAX_CONTRACT_JSON_DEPTH: usize = 512;
 pub struct Contract {
     document: Value,
     nodes: Vec<Node>,
+    /// How the single pass reads each node (parallel to `nodes`).
+    plans: Vec<Plan>,
     root: NodeId,
     limits: Limits,
     unwrap: Unwrap,
@@ -94,6 +97,7 @@ impl Contract {
         let findings = compiled.nodes.iter().any(|n| n.policy.as_ref().is_some_and(|p| !p.findings.is_empty()));
         let contract = Self {
             document,
+            plans: single_pass::plans(&compiled.nodes),
             nodes: compiled.nodes,
             root: compiled.root,
             limits: Limits::default(),
@@ -141,10 +145,48 @@ impl Contract {
     /// Never panics and never fails: every outcome is a [`Verdict`].
     #[must_use]
     pub fn check(&self, raw: impl AsRef<[u8]>) -> Verdict {
+        let raw = raw.as_ref();
+        if raw.len() <= self.limits.max_bytes {
+            if let Ok(text) = std::str::from_utf8(raw) {
+                // Most replies are decided in one pass over the bytes; the
+                // full path below decides the rest, and every refusal.
+                let max_depth = self.limits.max_depth;
+                if let Some((value, repairs)) =
+                    single_pass::accept(&self.nodes, &self.plans, self.root, text, max_depth)
+                {
+                    return self.vouch(value, repairs);
+                }
+                return match read::read_text(text, &self.limits, self.unwrap) {
+                    Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
+                    Err(problem) => Verdict::refuse(vec![*problem]),
+                };
+            }
+        }
+        self.check_full_path(raw)
+    }
+
+    /// The verdict of the full path alone (read, repair, check, report),
+    /// without the single pass. For tests that hold the two to the same
+    /// verdicts; not part of the API.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn check_full_path(&self, raw: impl AsRef<[u8]>) -> Verdict {
         match read::read_reply(raw.as_ref(), &self.limits, self.unwrap) {
             Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
             Err(problem) => Verdict::refuse(vec![*problem]),
         }
+    }
+
+    /// Whether the single pass alone accepts this reply (for tests and
+    /// benchmarks; not part of the API).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn accepts_in_one_pass(&self, raw: impl AsRef<[u8]>) -> bool {
+        let raw = raw.as_ref();
+        raw.len() <= self.limits.max_bytes
+            && std::str::from_utf8(raw).is_ok_and(|text| {
+                single_pass::accept(&self.nodes, &self.plans, self.root, text, self.limits.max_depth).is_some()
+            })
     }
 
     /// Check a value that was already parsed (for example a stored last good
@@ -173,6 +215,11 @@ impl Contract {
             let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
             return Verdict::refuse(problems);
         }
+        self.vouch(value, repairs)
+    }
+
+    /// Accept a valid value, with the gate findings on it.
+    fn vouch(&self, value: Value, repairs: Vec<Repair>) -> Verdict {
         let mut findings = Vec::new();
         if self.findings {
             crate::findings::collect(&self.nodes, self.root, &value, &mut String::new(), &mut findings);

@@ -44,6 +44,11 @@ impl PropertyIndex {
         found.map(|(_, id, required)| (*id, *required))
     }
 
+    /// How many declared properties are required.
+    pub fn required_count(&self) -> usize {
+        self.names.iter().filter(|(_, _, required)| *required).count()
+    }
+
     #[inline]
     pub fn get(&self, key: &str) -> Option<NodeId> {
         self.entry(key).map(|(id, _)| id)
@@ -338,7 +343,14 @@ impl Node {
             (None, Some(e)) => e.clone(),
             _ => return None,
         };
-        let bare = !self.never
+        let bare = self.only_choice_keywords() && self.reference.is_none() && self.policy.is_none();
+        // A `type` beside the choice only narrows it; keep the values it admits.
+        bare.then(|| values.into_iter().filter(|v| self.types.is_none_or(|t| t.admits(v))).collect())
+    }
+
+    /// No keyword beyond `type`, `enum`, `const`, `$ref` and `x-vouch`.
+    fn only_choice_keywords(&self) -> bool {
+        !self.never
             && self.minimum.is_none()
             && self.maximum.is_none()
             && self.exclusive_minimum.is_none()
@@ -362,10 +374,28 @@ impl Node {
             && self.min_properties.is_none()
             && self.max_properties.is_none()
             && self.dependent_required.is_empty()
-            && self.in_place().next().is_none()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+            && self.not.is_none()
+            && self.if_.is_none()
+            && self.then_.is_none()
+            && self.else_.is_none()
+            && self.dependent_schemas.is_empty()
+    }
+
+    /// The target of a node that is nothing but a `$ref`.
+    pub fn only_reference(&self) -> Option<NodeId> {
+        let bare = self.only_choice_keywords()
+            && self.types.is_none()
+            && self.enumeration.is_none()
+            && self.constant.is_none()
             && self.policy.is_none();
-        // A `type` beside the choice only narrows it; keep the values it admits.
-        bare.then(|| values.into_iter().filter(|v| self.types.is_none_or(|t| t.admits(v))).collect())
+        if bare {
+            self.reference
+        } else {
+            None
+        }
     }
 
     /// Subschemas applied to the value that is kept: the ones repairs and

@@ -1,7 +1,7 @@
 //! Reading a raw reply into a JSON value: strict RFC 8259, bounded in size
 //! and depth, with the unwraps (fence, prose) a contract may declare.
 
-mod parser;
+pub(crate) mod parser;
 mod unwrap;
 
 use serde_json::Value;
@@ -90,6 +90,11 @@ pub(crate) fn read_reply(raw: &[u8], limits: &Limits, unwrap: Unwrap) -> Result<
             return Err(Box::new(p));
         }
     };
+    read_text(text, limits, unwrap)
+}
+
+/// Read a whole reply already known to be UTF-8 and within the size limit.
+pub(crate) fn read_text(text: &str, limits: &Limits, unwrap: Unwrap) -> Result<(Value, Option<Repair>), Box<Problem>> {
     if text.trim().is_empty() {
         return Err(Box::new(Problem::new(
             ProblemCode::EmptyReply,

@@ -31,7 +31,7 @@ enum Frame {
 pub(crate) struct Parser<'a> {
     bytes: &'a [u8],
     text: &'a str,
-    pos: usize,
+    pub pos: usize,
     max_depth: usize,
     stack: Vec<Frame>,
 }
@@ -102,12 +102,18 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> Option<u8> {
+impl<'a> Parser<'a> {
+    /// A reader of single scalars and strings from `text[pos..]`, for the
+    /// schema-directed pass (which keeps its own containers).
+    pub(crate) fn at(text: &'a str, pos: usize) -> Self {
+        Parser { bytes: text.as_bytes(), text, pos, max_depth: 0, stack: Vec::new() }
+    }
+
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn skip_ws(&mut self) {
+    pub(crate) fn skip_ws(&mut self) {
         while self.peek().is_some_and(is_ws) {
             self.pos += 1;
         }
@@ -275,7 +281,7 @@ impl Parser<'_> {
         Ok(key)
     }
 
-    fn scalar(&mut self) -> Result<Value, ReadError> {
+    pub(crate) fn scalar(&mut self) -> Result<Value, ReadError> {
         match self.peek() {
             Some(b'"') => Ok(Value::String(self.string()?)),
             Some(b't') => self.literal("true", Value::Bool(true)),
@@ -358,7 +364,7 @@ impl Parser<'_> {
     }
 
     /// A string, the opening quote at `pos`.
-    fn string(&mut self) -> Result<String, ReadError> {
+    pub(crate) fn string(&mut self) -> Result<String, ReadError> {
         self.pos += 1;
         let mut out = String::new();
         loop {

@@ -1,0 +1,273 @@
+//! The single pass (checking while reading) against the full path (read,
+//! repair, check, report): on every reply here, `Contract::check` gives
+//! byte for byte the verdict the full path alone gives, and the single pass
+//! really decides the replies it was built for (so a pass that stood aside
+//! on everything would fail here, not just run slowly).
+//!
+//! Replies: the bundled examples, a generated slice of the benchmark corpus
+//! (strict and lenient contracts), JSONTestSuite, every truncation and some
+//! byte flips of valid replies, and contracts written to exercise each way
+//! the pass reads (aliases, fills, strip, hazards, extra properties, tuples,
+//! limits, recursion).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use vouch::Contract;
+
+/// Holds the two paths to the same verdict; returns whether the single pass
+/// decided the reply by itself.
+fn same_verdict(contract: &Contract, raw: &[u8], what: &str) -> bool {
+    let full = contract.check_full_path(raw).to_json();
+    let checked = contract.check(raw).to_json();
+    assert_eq!(
+        checked,
+        full,
+        "{what}: the single pass and the full path disagree on {:?}",
+        String::from_utf8_lossy(&raw[..raw.len().min(300)])
+    );
+    let alone = contract.accepts_in_one_pass(raw);
+    if alone {
+        assert_eq!(full["outcome"], "accepted", "{what}: the single pass accepted what the full path refuses");
+    }
+    alone
+}
+
+/// Every prefix and a few deterministic byte flips of a reply.
+fn damaged(raw: &[u8]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = (0..raw.len()).map(|i| raw[..i].to_vec()).collect();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ raw.len() as u64;
+    for _ in 0..32 {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        if raw.is_empty() {
+            break;
+        }
+        let at = (seed >> 33) as usize % raw.len();
+        let mut flipped = raw.to_vec();
+        flipped[at] = b"\"{}[],:0a \\-.e"[(seed >> 20) as usize % 14];
+        out.push(flipped);
+    }
+    out
+}
+
+#[test]
+fn examples_and_their_damage() {
+    let root = common::project_root().join("examples");
+    let mut decided = 0;
+    let mut total = 0;
+    for (name, dir) in [("plate", "plate"), ("eligibility", "eligibility")] {
+        let text = std::fs::read_to_string(root.join(format!("contracts/{name}.json"))).unwrap();
+        let contract = Contract::from_json_str(&text).unwrap();
+        for entry in std::fs::read_dir(root.join("replies").join(dir)).unwrap() {
+            let raw = std::fs::read(entry.unwrap().path()).unwrap();
+            total += 1;
+            decided += usize::from(same_verdict(&contract, &raw, name));
+            for d in damaged(&raw) {
+                same_verdict(&contract, &d, name);
+            }
+        }
+    }
+    println!("examples: {total} replies, {decided} decided by the single pass");
+    assert!(decided >= 4, "the single pass decided only {decided} example replies");
+}
+
+#[test]
+fn benchmark_corpus_slice() {
+    let Some(bench) = common::shared_dir("bench") else { return };
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("single-pass-corpus");
+    let made = std::process::Command::new("python3")
+        .arg(bench.join("gen.py"))
+        .args(["--out", out.to_str().unwrap(), "--small", "4000", "--large", "60"])
+        .status();
+    match made {
+        Ok(s) if s.success() => {}
+        other => {
+            let msg = format!("cannot generate the benchmark corpus with python3: {other:?}");
+            assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "{msg}");
+            eprintln!("\n!!!!! {msg}: SKIPPING !!!!!\n");
+            return;
+        }
+    }
+    let contract = |name: &str| {
+        let text = std::fs::read_to_string(bench.join("contracts").join(name)).unwrap();
+        Contract::from_json_str(&text).unwrap()
+    };
+    for file in ["small.jsonl", "large.jsonl"] {
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        let (mut valid, mut strict_decided, mut lenient_decided, mut lines) = (0, 0, 0, 0);
+        let mut cache = std::collections::HashMap::new();
+        for line in text.lines() {
+            let reply: Value = serde_json::from_str(line).unwrap();
+            let name = reply["contract"].as_str().unwrap().to_owned();
+            let raw = reply["raw"].as_str().unwrap();
+            let (strict, lenient) = cache.entry(name.clone()).or_insert_with(|| {
+                (contract(&format!("{name}.schema.json")), contract(&format!("{name}.lenient.json")))
+            });
+            lines += 1;
+            let is_valid = reply["fault"].is_null();
+            valid += usize::from(is_valid);
+            let s = same_verdict(strict, raw.as_bytes(), &name);
+            let l = same_verdict(lenient, raw.as_bytes(), &name);
+            if is_valid {
+                strict_decided += usize::from(s);
+                lenient_decided += usize::from(l);
+            }
+        }
+        println!(
+            "{file}: {lines} replies, {valid} valid; single pass decided {strict_decided} strict, {lenient_decided} lenient"
+        );
+        // Every valid reply is strict JSON the strict contract allows: the
+        // single pass must decide all of them, and every valid lenient one too.
+        assert_eq!(strict_decided, valid, "{file}: the single pass stood aside on valid replies");
+        assert_eq!(lenient_decided, valid, "{file}: the single pass stood aside on valid lenient replies");
+    }
+}
+
+#[test]
+fn json_test_suite_files() {
+    let Some(dir) = common::shared_dir("suites/json-test-suite/test_parsing") else { return };
+    let any = Contract::from_json_str("{}").unwrap();
+    let objects = Contract::from_json_str(r#"{"type": "object", "properties": {"a": {"type": "array"}}}"#).unwrap();
+    let arrays =
+        Contract::from_json_str(r#"{"type": "array", "items": {"type": ["number", "string", "null"]}}"#).unwrap();
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let raw = std::fs::read(entry.unwrap().path()).unwrap();
+        files += 1;
+        for c in [&any, &objects, &arrays] {
+            same_verdict(c, &raw, "json-test-suite");
+        }
+    }
+    assert!(files > 300, "only {files} JSONTestSuite files");
+}
+
+/// Contracts written for the ways the single pass reads, each with replies
+/// it decides and replies it must leave to the full path.
+#[test]
+fn each_way_of_reading() {
+    // Each reply with whether the single pass decides it by itself.
+    let cases: Vec<(Value, Vec<(&str, bool)>)> = vec![
+        (
+            // Aliases through `$ref`, recursion, closed objects.
+            json!({
+                "$defs": {"t": {"type": "object", "properties": {"v": {"type": "integer"},
+                    "c": {"type": "array", "items": {"$ref": "#/$defs/t"}}}, "required": ["v"],
+                    "additionalProperties": false}},
+                "$ref": "#/$defs/t"
+            }),
+            vec![
+                (r#"{"v": 1}"#, true),
+                (r#"{"v": 1, "c": [{"v": 2, "c": []}, {"v": 3}]}"#, true),
+                (r#"{"v": 1, "c": [{"v": 2, "c": [{"x": 1}]}]}"#, false),
+                (r#"{"v": 1.5}"#, false),
+                (r#"{"v": 9007199254740993}"#, false),
+                (r#"{"v": 1, "v": 2}"#, false),
+                (r#"{"v": 1, "\u0076": 2}"#, false),
+                (r#"{"c": []}"#, false),
+            ],
+        ),
+        (
+            // Fills, nested and required, with repairs beside them.
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "x-vouch": {"default": "none"}},
+                    "n": {"type": "object", "properties": {
+                        "b": {"type": "integer", "x-vouch": {"default": 0}},
+                        "s": {"type": "string", "x-vouch": {"repair": ["trim"]}}}},
+                    "list": {"type": "array", "items": {"type": "object", "properties": {
+                        "r": {"type": "string", "x-vouch": {"default": ""}}}, "required": ["r"]}},
+                    "score": {"type": "integer", "minimum": 0, "maximum": 10,
+                        "x-vouch": {"repair": ["coerce", "round", "clamp"]}}
+                },
+                "required": ["a"],
+                "maxProperties": 4
+            }),
+            vec![
+                (r#"{}"#, true),
+                (r#"{"a": "x"}"#, true),
+                (r#"{"n": {}}"#, true),
+                (r#"{"n": {"s": " padded "}}"#, false),
+                (r#"{"n": {"s": "tidy"}, "list": [{}, {"r": "y"}, {}]}"#, true),
+                (r#"{"score": "7"}"#, false),
+                (r#"{"score": 7.4}"#, false),
+                (r#"{"score": 70}"#, false),
+                (r#"{"score": 7, "n": {}, "list": [], "extra": 1}"#, false),
+                (r#"{"a": null}"#, false),
+            ],
+        ),
+        (
+            // Open objects: hazards, stripping, an extra-property schema.
+            json!({
+                "type": "object",
+                "properties": {
+                    "open": {"type": "object", "properties": {"k": {"type": "string"}}},
+                    "strip": {"type": "object", "properties": {"k": {"type": "string"}},
+                        "additionalProperties": false, "x-vouch": {"repair": ["strip_unknown"]}},
+                    "extra": {"type": "object", "additionalProperties": {"type": "integer"}}
+                }
+            }),
+            vec![
+                (r#"{"open": {"k": "v", "z": [1, {"y": null}]}}"#, true),
+                (r#"{"open": {"__proto__": {"admin": true}}}"#, false),
+                (r#"{"open": {"a\u200bb": 1}}"#, false),
+                (r#"{"strip": {"k": "v"}}"#, true),
+                (r#"{"strip": {"k": "v", "z": 1}}"#, false),
+                (r#"{"extra": {"a": 1, "b": 2}}"#, true),
+                (r#"{"extra": {"a": 1, "b": "2"}}"#, false),
+            ],
+        ),
+        (
+            // Tuples, bounds on items and properties, enums and combinators.
+            json!({
+                "type": "array",
+                "prefixItems": [{"enum": ["a", "b"]}, {"type": "number", "multipleOf": 0.5}],
+                "items": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "minItems": 2,
+                "maxItems": 4
+            }),
+            vec![
+                (r#"["a", 1.5]"#, true),
+                (r#"["a", 1.5, "x", null]"#, true),
+                (r#"["a", 1.5, "x", null, "y"]"#, false),
+                (r#"["c", 1.5]"#, false),
+                (r#"["a", 1.25]"#, false),
+                (r#"["a"]"#, false),
+                (r#"["a", 1.5, 3]"#, false),
+                ("  [\"b\" ,\n 2 ]  ", true),
+                (r#"["b", 2] x"#, false),
+            ],
+        ),
+    ];
+    for (schema, replies) in &cases {
+        let contract = Contract::from_value(schema.clone()).unwrap();
+        for (raw, decides) in replies {
+            let alone = same_verdict(&contract, raw.as_bytes(), &schema.to_string());
+            assert_eq!(alone, *decides, "{raw}: decided by the single pass alone");
+            for d in damaged(raw.as_bytes()) {
+                same_verdict(&contract, &d, &schema.to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn limits_are_the_full_paths() {
+    let contract = Contract::from_value(json!({
+        "$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}},
+        "$ref": "#/$defs/t",
+        "x-vouch": {"limits": {"max_depth": 8, "max_bytes": 64}}
+    }))
+    .unwrap();
+    for depth in 1..12 {
+        let raw = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let alone = same_verdict(&contract, raw.as_bytes(), "depth");
+        assert_eq!(alone, depth <= 8, "depth {depth}");
+    }
+    let long = format!("[{}[]]", "[], ".repeat(20));
+    assert!(!same_verdict(&contract, long.as_bytes(), "size"));
+    assert_eq!(contract.check(&long).problems()[0].code.as_str(), "too_large");
+}
