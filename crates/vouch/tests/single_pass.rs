@@ -193,6 +193,9 @@ fn each_way_of_reading() {
                 (r#"{"n": {"s": " padded "}}"#, false),
                 (r#"{"n": {"s": "tidy"}, "list": [{}, {"r": "y"}, {}]}"#, true),
                 (r#"{"score": "7"}"#, false),
+                // Fills made before a doubt are taken out again for the full path.
+                (r#"{"list": [{}, {"r": "y"}, {}], "n": {"s": "tidy"}, "score": "7"}"#, false),
+                (r#"{"list": [{}, {"r": 5}]}"#, false),
                 (r#"{"score": 7.4}"#, false),
                 (r#"{"score": 70}"#, false),
                 (r#"{"score": 7, "n": {}, "list": [], "extra": 1}"#, false),

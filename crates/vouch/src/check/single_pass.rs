@@ -7,14 +7,15 @@
 //! generic tree is walked a second time and no path is built.
 //!
 //! This pass only ever *accepts*. Anything it is not certain of — a failed
-//! keyword, a repair that would apply, an unwrap, a duplicate key, a depth
-//! limit, a keyword it does not check in place — makes it stand aside
-//! ([`Undecided`]), and the full path (read, repair, check, report) decides
-//! as if this pass did not exist. The one repair it makes itself is the
+//! keyword, a repair that would apply — it reads on past and hands the value
+//! it read to the full path (repair, check, report), so a refused reply is
+//! still read once. What it cannot read — not strict JSON, a duplicate key,
+//! a depth limit, text around the JSON — the full path reads itself, with
+//! its own messages and unwraps. The one repair this pass makes is the
 //! commonest: a missing optional property filled with its declared default,
-//! logged exactly as the repair pass logs it. What it accepts, the full path
-//! accepts with the same value and the same repairs; `tests/single_pass.rs`
-//! holds the two to that on every reply we have.
+//! logged exactly as the repair pass logs it. Either way the verdict is the
+//! full path's to the byte; `tests/single_pass.rs` holds the two to that on
+//! every reply we have.
 
 use serde_json::{Map, Value};
 
@@ -26,7 +27,7 @@ use crate::read::read_value;
 use crate::repair::{filled, Repairer};
 use crate::verdict::Repair;
 
-/// The single pass stands aside: the full path decides.
+/// The single pass cannot read on: the full path reads the reply itself.
 pub(crate) struct Undecided;
 
 type Pass<T> = Result<T, Undecided>;
@@ -35,8 +36,19 @@ type Pass<T> = Result<T, Undecided>;
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
     read: Read,
-    /// No in-place applicator: a scalar is checked by this node alone.
-    direct: bool,
+    /// How a scalar is checked at this node.
+    scalar: Scalar,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Scalar {
+    /// Nothing but an optional `type` (and no integer-only range check):
+    /// the type decides.
+    Typed(Option<Types>),
+    /// No in-place applicator: the node's own keywords decide.
+    Here,
+    /// The evaluator, applicators and all.
+    Evaluate,
 }
 
 #[derive(Debug, Clone)]
@@ -69,7 +81,24 @@ struct Fill {
 
 /// One plan per node of the arena.
 pub(crate) fn plans(nodes: &[Node]) -> Vec<Plan> {
-    nodes.iter().map(|n| Plan { read: plan(nodes, n), direct: n.in_place().next().is_none() }).collect()
+    nodes.iter().map(|n| Plan { read: plan(nodes, n), scalar: scalar_plan(n) }).collect()
+}
+
+fn scalar_plan(n: &Node) -> Scalar {
+    let integer_only = n.types.is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
+    if n.only_choice_keywords()
+        && n.enumeration.is_none()
+        && n.constant.is_none()
+        && n.reference.is_none()
+        && n.policy.is_none()
+        && !(integer_only && n.exact_integers)
+    {
+        Scalar::Typed(n.types)
+    } else if n.in_place().next().is_none() {
+        Scalar::Here
+    } else {
+        Scalar::Evaluate
+    }
 }
 
 fn plan(nodes: &[Node], n: &Node) -> Read {
@@ -136,24 +165,51 @@ fn default_of(nodes: &[Node], mut id: NodeId) -> Option<&Value> {
     None
 }
 
-/// The value of a whole reply and its repairs, if this pass can vouch for
-/// it: strict JSON, nothing after it but white space, valid, and no declared
-/// repair would change it but missing properties filled with their
-/// defaults. `None` means the full path must decide.
-pub(crate) fn accept(
-    nodes: &[Node],
-    plans: &[Plan],
-    root: NodeId,
-    text: &str,
-    max_depth: usize,
-) -> Option<(Value, Vec<Repair>)> {
-    let mut pass = SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new() };
-    let value = pass.value(root, 0).ok()?;
+/// What the single pass found.
+pub(crate) enum Outcome {
+    /// Vouched for: the value and the fills made (already logged as repairs).
+    Accepted(Value, Vec<Repair>),
+    /// Strict JSON, read exactly as the full path's reader reads it, but not
+    /// vouched for here (a keyword failed, or a repair would apply): the
+    /// full path judges this value without reading the reply again.
+    Read(Value),
+    /// Not read (not strict JSON, a repeated key, too deep, text around
+    /// it): the full path reads the reply itself.
+    Unread,
+}
+
+/// Check a whole reply in one pass.
+pub(crate) fn run(nodes: &[Node], plans: &[Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome {
+    let mut pass =
+        SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new(), doubt: false };
+    let Ok(mut value) = pass.value(root, 0) else { return Outcome::Unread };
     pass.p.skip_ws();
     if pass.p.pos != text.len() {
-        return None;
+        return Outcome::Unread;
     }
-    Some((value, pass.fills.into_iter().map(|(path, d)| filled(path, d)).collect()))
+    if pass.doubt {
+        // Hand over the reply as read: take the fills out again (each was
+        // appended to its object, so removing it restores the order read).
+        for (parent, name, _) in pass.fills.iter().rev() {
+            match value.pointer_mut(parent).and_then(Value::as_object_mut) {
+                Some(map) => {
+                    map.shift_remove(*name);
+                }
+                None => return Outcome::Unread,
+            }
+        }
+        return Outcome::Read(value);
+    }
+    let repairs = pass
+        .fills
+        .into_iter()
+        .map(|(mut path, name, d)| {
+            path.push('/');
+            pointer::push_escaped(&mut path, name);
+            filled(path, d)
+        })
+        .collect();
+    Outcome::Accepted(value, repairs)
 }
 
 struct SinglePass<'c, 't> {
@@ -162,9 +218,12 @@ struct SinglePass<'c, 't> {
     text: &'t str,
     p: Parser<'t>,
     max_depth: usize,
-    /// Properties filled so far: the path (relative to the container being
-    /// read, completed on the way out) and the default.
-    fills: Vec<(String, &'c Value)>,
+    /// Properties filled so far: the path of the object (relative to the
+    /// container being read, completed on the way out), the name and the
+    /// default.
+    fills: Vec<(String, &'c str, &'c Value)>,
+    /// Something was not vouched for: read on, and let the full path judge.
+    doubt: bool,
 }
 
 impl<'c> SinglePass<'c, '_> {
@@ -189,11 +248,16 @@ impl<'c> SinglePass<'c, '_> {
             }
             (_, Some(b'{' | b'[')) => {
                 let v = self.free(depth)?;
-                self.settle(id, v, false)
+                Ok(self.settle(id, v, false))
             }
             _ => {
                 let v = self.p.scalar().map_err(|_| Undecided)?;
-                self.settle(id, v, plan.direct)
+                match plan.scalar {
+                    Scalar::Typed(types) => self.doubt |= types.is_some_and(|t| !t.admits(&v)),
+                    Scalar::Here => return Ok(self.settle(id, v, true)),
+                    Scalar::Evaluate => return Ok(self.settle(id, v, false)),
+                }
+                Ok(v)
             }
         }
     }
@@ -220,30 +284,32 @@ impl<'c> SinglePass<'c, '_> {
         Ok(v)
     }
 
-    /// A value read whole: valid for the node, and no repair would touch it.
-    /// `scalar_here`: a scalar at a node without in-place applicators.
-    fn settle(&self, id: NodeId, mut v: Value, scalar_here: bool) -> Pass<Value> {
-        let n = self.nodes.get(id).ok_or(Undecided)?;
+    /// A value read whole: doubted unless valid for the node and no repair
+    /// would touch it. `scalar_here`: a scalar at a node without in-place
+    /// applicators. The value is returned as read either way.
+    fn settle(&mut self, id: NodeId, v: Value, scalar_here: bool) -> Value {
+        let Some(n) = self.nodes.get(id) else {
+            self.doubt = true;
+            return v;
+        };
         if n.policy_below {
-            if scalar_here {
+            let untouched = if scalar_here {
                 // Only the node's own rules can apply to a scalar.
-                if !scalar_untouched(n, &v) {
-                    return Err(Undecided);
-                }
+                scalar_untouched(n, &v)
             } else {
+                let mut probe = v.clone();
                 let mut r = Repairer::new(self.nodes);
-                r.repair(id, &mut v);
-                if !r.log.is_empty() {
-                    return Err(Undecided);
-                }
+                r.repair(id, &mut probe);
+                r.log.is_empty()
+            };
+            if !untouched {
+                self.doubt = true;
+                return v;
             }
         }
         let valid = if scalar_here { is_valid_here(self.nodes, id, &v) } else { is_valid(self.nodes, id, &v) };
-        if valid {
-            Ok(v)
-        } else {
-            Err(Undecided)
-        }
+        self.doubt |= !valid;
+        v
     }
 
     fn expect(&mut self, byte: u8) -> Pass<()> {
@@ -259,7 +325,7 @@ impl<'c> SinglePass<'c, '_> {
     /// Complete the paths of the fills logged since `from` with the segment
     /// of the member or item they were found in.
     fn within(&mut self, from: usize, segment: &str) {
-        for (path, _) in self.fills.iter_mut().skip(from) {
+        for (path, _, _) in self.fills.iter_mut().skip(from) {
             let mut full = String::with_capacity(segment.len() + 1 + path.len());
             full.push('/');
             pointer::push_escaped(&mut full, segment);
@@ -293,11 +359,12 @@ impl<'c> SinglePass<'c, '_> {
                     }
                     None => {
                         // An undeclared key: stripped, refused, or read as consumers would not.
-                        if strip || (n.plain_keys && hazardous_key(&key)) {
-                            return Err(Undecided);
-                        }
+                        self.doubt |= strip || (n.plain_keys && hazardous_key(&key));
                         match n.additional_properties {
-                            Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => return Err(Undecided),
+                            Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => {
+                                self.doubt = true;
+                                None
+                            }
                             other => other,
                         }
                     }
@@ -333,19 +400,13 @@ impl<'c> SinglePass<'c, '_> {
             if !map.contains_key(&fill.name) {
                 required_seen += usize::from(fill.required);
                 map.insert(fill.name.clone(), fill.default.clone());
-                let mut path = String::with_capacity(fill.name.len() + 1);
-                path.push('/');
-                pointer::push_escaped(&mut path, &fill.name);
-                own.push((path, &fill.default));
+                own.push((String::new(), fill.name.as_str(), &fill.default));
             }
         }
         let len = map.len() as u64;
-        if required_seen != required
+        self.doubt |= required_seen != required
             || n.min_properties.is_some_and(|min| len < min)
-            || n.max_properties.is_some_and(|max| len > max)
-        {
-            return Err(Undecided);
-        }
+            || n.max_properties.is_some_and(|max| len > max);
         if !own.is_empty() {
             let at = first_fill.min(self.fills.len());
             self.fills.splice(at..at, own);
@@ -385,9 +446,7 @@ impl<'c> SinglePass<'c, '_> {
             }
         }
         let len = items.len() as u64;
-        if n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max) {
-            return Err(Undecided);
-        }
+        self.doubt |= n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max);
         Ok(Value::Array(items))
     }
 }

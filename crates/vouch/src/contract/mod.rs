@@ -150,11 +150,10 @@ impl Contract {
             if let Ok(text) = std::str::from_utf8(raw) {
                 // Most replies are decided in one pass over the bytes; the
                 // full path below decides the rest, and every refusal.
-                let max_depth = self.limits.max_depth;
-                if let Some((value, repairs)) =
-                    single_pass::accept(&self.nodes, &self.plans, self.root, text, max_depth)
-                {
-                    return self.vouch(value, repairs);
+                match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
+                    single_pass::Outcome::Accepted(value, repairs) => return self.vouch(value, repairs),
+                    single_pass::Outcome::Read(value) => return self.judge(value, Vec::new()),
+                    single_pass::Outcome::Unread => {}
                 }
                 return match read::read_text(text, &self.limits, self.unwrap) {
                     Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
@@ -185,7 +184,10 @@ impl Contract {
         let raw = raw.as_ref();
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
-                single_pass::accept(&self.nodes, &self.plans, self.root, text, self.limits.max_depth).is_some()
+                matches!(
+                    single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth),
+                    single_pass::Outcome::Accepted(..)
+                )
             })
     }
 

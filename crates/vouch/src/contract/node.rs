@@ -349,7 +349,7 @@ impl Node {
     }
 
     /// No keyword beyond `type`, `enum`, `const`, `$ref` and `x-vouch`.
-    fn only_choice_keywords(&self) -> bool {
+    pub fn only_choice_keywords(&self) -> bool {
         !self.never
             && self.minimum.is_none()
             && self.maximum.is_none()

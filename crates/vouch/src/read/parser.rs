@@ -66,6 +66,55 @@ fn small_integer(text: &str) -> Option<Number> {
     Some(Number::from(if negative { -magnitude } else { magnitude }))
 }
 
+/// Exact powers of ten as doubles.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
+
+/// A decimal with at most 15 significant digits and a small exponent (most
+/// numbers models write: `19.99`, `0.25`, `1.5e3`): the digits and the
+/// power of ten are both exact doubles, so one multiplication or division
+/// rounds correctly (Clinger's fast path). Anything else goes to the
+/// standard library's parser. `text` is already known to be a JSON number.
+#[inline]
+fn short_decimal(text: &str) -> Option<Number> {
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (digits_part, exponent) = match body.find(['e', 'E']) {
+        Some(at) => (body.get(..at)?, body.get(at + 1..)?.parse::<i32>().ok()?),
+        None => (body, 0),
+    };
+    let mut mantissa: u64 = 0;
+    let mut significant = 0;
+    let mut scale: i32 = 0;
+    let mut after_point = false;
+    for b in digits_part.bytes() {
+        if b == b'.' {
+            after_point = true;
+            continue;
+        }
+        if mantissa != 0 || b != b'0' {
+            significant += 1;
+        }
+        if significant > 15 {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(b - b'0');
+        scale -= i32::from(after_point);
+    }
+    let power = exponent.checked_add(scale)?;
+    let magnitude = mantissa as f64;
+    let value = if power >= 0 {
+        magnitude * POW10.get(usize::try_from(power).ok()?)?
+    } else {
+        magnitude / POW10.get(usize::try_from(-power).ok()?)?
+    };
+    Number::from_f64(if negative { -value } else { value })
+}
+
 fn big_integer(text: &str) -> Option<Number> {
     text.parse::<i64>().map(Number::from).or_else(|_| text.parse::<u64>().map(Number::from)).ok()
 }
@@ -74,28 +123,35 @@ fn big_integer(text: &str) -> Option<Number> {
 /// backslash or control character) starting at `pos`. Eight bytes at a time
 /// (SWAR): most strings in replies are plain text.
 #[inline]
-fn plain_run_end(bytes: &[u8], mut pos: usize) -> usize {
+fn plain_run_end(bytes: &[u8], pos: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = bytes.get(pos..pos + 8) {
+    let rest = bytes.get(pos..).unwrap_or_default();
+    let mut chunks = rest.chunks_exact(8);
+    let mut offset = pos;
+    for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
         let quote = w ^ (ONES * u64::from(b'"'));
         let backslash = w ^ (ONES * u64::from(b'\\'));
-        // A byte is zero (a match) or below 0x20 (a control character).
-        let hit = (quote.wrapping_sub(ONES) & !quote)
+        // A byte is zero (a match) or below 0x20 (a control character). A
+        // borrow can only mark bytes above a real hit, so the lowest mark is exact.
+        let hit = ((quote.wrapping_sub(ONES) & !quote)
             | (backslash.wrapping_sub(ONES) & !backslash)
-            | (w.wrapping_sub(ONES * 0x20) & !w);
-        if hit & HIGHS != 0 {
-            break;
+            | (w.wrapping_sub(ONES * 0x20) & !w))
+            & HIGHS;
+        if hit != 0 {
+            return offset + (hit.trailing_zeros() / 8) as usize;
         }
-        pos += 8;
+        offset += 8;
     }
-    while bytes.get(pos).is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20) {
-        pos += 1;
-    }
-    pos
+    offset
+        + chunks
+            .remainder()
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .unwrap_or(chunks.remainder().len())
 }
 
 fn is_ws(b: u8) -> bool {
@@ -113,9 +169,22 @@ impl<'a> Parser<'a> {
         self.bytes.get(self.pos).copied()
     }
 
+    #[inline]
     pub(crate) fn skip_ws(&mut self) {
-        while self.peek().is_some_and(is_ws) {
-            self.pos += 1;
+        // Pretty-printed replies indent with runs of spaces: take them eight at a time.
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if b == b' ' {
+                while self.bytes.get(self.pos..self.pos + 8).is_some_and(|c| c == b"        ") {
+                    self.pos += 8;
+                }
+                while self.bytes.get(self.pos) == Some(&b' ') {
+                    self.pos += 1;
+                }
+            } else if is_ws(b) {
+                self.pos += 1;
+            } else {
+                return;
+            }
         }
     }
 
@@ -346,7 +415,7 @@ impl<'a> Parser<'a> {
             }
         }
         let text = self.text.get(start..self.pos).unwrap_or_default();
-        let number = if integer { small_integer(text).or_else(|| big_integer(text)) } else { None };
+        let number = if integer { small_integer(text).or_else(|| big_integer(text)) } else { short_decimal(text) };
         if let Some(n) = number {
             return Ok(Value::Number(n));
         }
@@ -457,5 +526,48 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
         Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_decimal;
+
+    /// The fast path gives the very double the standard library's correctly
+    /// rounded parser gives, or stands aside.
+    #[test]
+    fn short_decimals_round_like_the_standard_parser() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut taken = 0;
+        for _ in 0..200_000 {
+            let r = next();
+            let int = r % 10u64.pow((r >> 60) as u32 % 10);
+            let frac_len = (r >> 40) as usize % 12;
+            let frac: String = (0..frac_len).map(|i| char::from(b'0' + ((r >> (i * 3)) % 10) as u8)).collect();
+            let mut text = if r & 1 == 1 { format!("-{int}") } else { int.to_string() };
+            if !frac.is_empty() {
+                text = format!("{text}.{frac}");
+            }
+            if r & 2 == 2 {
+                text = format!("{text}e{}", ((r >> 20) % 60) as i64 - 30);
+            }
+            let expected: f64 = text.parse().unwrap_or(f64::NAN);
+            if let Some(n) = short_decimal(&text) {
+                taken += 1;
+                assert_eq!(n.as_f64().map(f64::to_bits), Some(expected.to_bits()), "{text}");
+            }
+        }
+        assert!(taken > 100_000, "the fast path took only {taken}");
+        for (text, bits) in [("-0.0", (-0.0f64).to_bits()), ("0.1", 0.1f64.to_bits()), ("1e22", 1e22f64.to_bits())] {
+            assert_eq!(short_decimal(text).and_then(|n| n.as_f64()).map(f64::to_bits), Some(bits), "{text}");
+        }
+        assert!(short_decimal("1e23").is_none());
+        assert!(short_decimal("1.2345678901234567").is_none());
     }
 }
