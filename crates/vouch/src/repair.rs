@@ -50,6 +50,19 @@ impl<'c> Repairer<'c> {
         None
     }
 
+    /// The first repair the contract's repairs make to `value` at node `id`
+    /// (its message), or `None` when the value is final. One bounded pass:
+    /// nothing inserted from a default is repaired again.
+    pub fn first_repair(nodes: &[Node], id: NodeId, value: &Value) -> Option<String> {
+        let mut r = Repairer::new(nodes);
+        let mut v = value.clone();
+        r.repair(id, &mut v);
+        match r.log.into_iter().next() {
+            Some(first) => Some(first.message),
+            None => (v != *value).then(|| "it changes".to_owned()),
+        }
+    }
+
     pub fn repair(&mut self, id: NodeId, v: &mut Value) {
         crate::deeper(|| self.repair_here(id, v));
     }
@@ -67,8 +80,15 @@ impl<'c> Repairer<'c> {
 
         if let Some(d) = default {
             if v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL)) {
+                if d.is_null() {
+                    // `null` replaced by the default `null` is no repair.
+                    return;
+                }
                 self.record("default", v, d, format!("null replaced by the default {}", excerpt(d)));
                 *v = d.clone();
+                // A default is final (checked at compile time): never repair
+                // inside a value just inserted, so no default can fill itself.
+                return;
             }
         }
         self.scalar_rules(n, rules, v);
@@ -80,6 +100,11 @@ impl<'c> Repairer<'c> {
             if let (Some(d), Some(before)) = (default, original) {
                 // The value is replaced whole; the repairs inside it no longer describe it.
                 self.log.truncate(start);
+                if before == *d {
+                    // Replaced by what it was: no repair, nothing to log.
+                    *v = before;
+                    return;
+                }
                 self.record(
                     "default_if_invalid",
                     &before,
@@ -193,9 +218,12 @@ impl<'c> Repairer<'c> {
     fn children(&mut self, n: &Node, rules: Rules, v: &mut Value) {
         match v {
             Value::Object(map) => {
+                // Properties just filled with their default: final, never repaired again.
+                let mut fresh: Vec<&str> = Vec::new();
                 for (name, id) in &n.properties {
                     if !map.contains_key(name) {
                         if let Some(d) = self.default_of(*id) {
+                            fresh.push(name);
                             let mark = self.enter(name);
                             self.log.push(filled(self.path.clone(), d));
                             self.path.truncate(mark);
@@ -204,6 +232,9 @@ impl<'c> Repairer<'c> {
                     }
                 }
                 for (key, item) in map.iter_mut() {
+                    if fresh.contains(&key.as_str()) {
+                        continue;
+                    }
                     let mark = self.enter(key);
                     let mut declared = false;
                     if let Some(id) = n.property_index.get(key.as_str()) {

@@ -77,6 +77,10 @@ pub enum ProblemCode {
     /// A combination (`anyOf`, `oneOf`, `not`, `if`/`then`/`else`,
     /// `contains`/`minContains`/`maxContains`) does not hold.
     NoMatch,
+    /// The contract's repairs do not settle on this reply: repairing the
+    /// repaired value changes it again (repairs on two nodes that undo each
+    /// other). A contract mistake this reply exposed; the value is not used.
+    RepairsUnsettled,
 }
 
 impl ProblemCode {
@@ -104,6 +108,7 @@ impl ProblemCode {
             Self::UnexpectedProperty => "unexpected_property",
             Self::NotUnique => "not_unique",
             Self::NoMatch => "no_match",
+            Self::RepairsUnsettled => "repairs_unsettled",
         }
     }
 
@@ -130,7 +135,8 @@ impl ProblemCode {
             | Self::FormatMismatch
             | Self::UnexpectedProperty
             | Self::NotUnique
-            | Self::NoMatch => ProblemClass::BadAnswer,
+            | Self::NoMatch
+            | Self::RepairsUnsettled => ProblemClass::BadAnswer,
         }
     }
 }

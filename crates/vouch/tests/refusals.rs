@@ -179,6 +179,13 @@ fn contract_refusals() {
     let good = r#"{"flag": true, "verdict": "maybe", "kind": "plate", "score": 100, "ratio": 0.5, "name": "abc",
         "day": "2024-02-29", "tags": ["a"], "meta": {"k": 1}, "either": 2, "one": -1, "never": 3, "cond": 20, "has": [1]}"#;
     assert!(c.check(good).is_pass(), "{:?}", c.check(good).problems());
+
+    // Repairs on two nodes that undo each other never settle.
+    let c = contract(json!({"properties": {"o": {"allOf": [
+        {"properties": {"b": {"x-vouch": {"default": "x"}}}},
+        {"additionalProperties": false, "x-vouch": {"repair": ["strip_unknown"]}}
+    ]}}}));
+    assert_refused(&c, r#"{"o": {}}"#, "repairs_unsettled", "bad_answer", "/o/b");
 }
 
 #[test]

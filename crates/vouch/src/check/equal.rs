@@ -49,12 +49,18 @@ pub(crate) fn is_multiple_of(v: &Number, m: &Number) -> bool {
     let (Some(x), Some(y)) = (v.as_f64(), m.as_f64()) else {
         return false;
     };
+    if x == 0.0 {
+        return true;
+    }
     let q = x / y;
     if !q.is_finite() {
         return false;
     }
-    // Decimal multiples like 0.0075 / 0.0001 land a few ulps off an integer.
-    (q - q.round()).abs() <= q.abs().max(1.0) * 8.0 * f64::EPSILON
+    let whole = q.round();
+    // A non-zero value is never a multiple through a quotient that rounds to
+    // 0 (`1e-20` is no multiple of 2). Decimal multiples like 0.0075 / 0.0001
+    // land a few ulps off an integer: the tolerance is relative to the quotient.
+    whole != 0.0 && (q - whole).abs() <= q.abs() * 4.0 * f64::EPSILON
 }
 
 /// JSON Schema equality.
@@ -165,6 +171,16 @@ mod tests {
             &Number::from_f64(0.0001).unwrap_or(Number::from(1))
         ));
         assert!(is_multiple_of(&Number::from(12), &Number::from(4)));
+        let f = |x: f64| Number::from_f64(x).unwrap_or(Number::from(0));
+        // Near zero: a quotient that rounds to 0 is no multiple; 0 is one.
+        assert!(!is_multiple_of(&f(1e-20), &Number::from(2)));
+        assert!(!is_multiple_of(&f(-5e-324), &f(0.5)));
+        assert!(!is_multiple_of(&f(1e-7), &f(0.01)));
+        assert!(is_multiple_of(&f(0.0), &f(0.01)));
+        assert!(is_multiple_of(&f(-0.0), &Number::from(3)));
+        assert!(is_multiple_of(&f(0.01), &f(0.01)));
+        assert!(is_multiple_of(&f(0.3), &f(0.1)));
+        assert!(!is_multiple_of(&f(0.3000001), &f(0.1)));
         assert!(!is_multiple_of(
             &Number::from_f64(1e308).unwrap_or(Number::from(0)),
             &Number::from_f64(0.123456789).unwrap_or(Number::from(1))

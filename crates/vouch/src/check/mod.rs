@@ -11,6 +11,7 @@ pub(crate) mod format;
 pub(crate) mod pattern;
 pub(crate) mod single_pass;
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
@@ -23,6 +24,9 @@ pub(crate) use equal::{cmp_numbers, json_equal};
 /// The evaluation state: the mode, and in reporting mode the path and problems.
 pub(crate) struct Ctx {
     report: bool,
+    /// Whether `path` is kept: when reporting, and in the fast contexts a
+    /// reporting one opens for branches (so a hazard met there has a path).
+    paths: bool,
     path: String,
     pub problems: Vec<Problem>,
     max: usize,
@@ -32,16 +36,18 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     pub fn fast() -> Self {
-        Self { report: false, path: String::new(), problems: Vec::new(), max: 0, depth: 0 }
+        Self { report: false, paths: false, path: String::new(), problems: Vec::new(), max: 0, depth: 0 }
     }
 
-    /// A fast context for testing a branch, at the same recursion depth.
+    /// A fast context for testing a branch, at the same recursion depth
+    /// (keeping the path when this one does).
     fn branch(&self) -> Self {
-        Self { depth: self.depth, ..Self::fast() }
+        let path = if self.paths { self.path.clone() } else { String::new() };
+        Self { depth: self.depth, paths: self.paths, path, ..Self::fast() }
     }
 
     pub fn reporting(path: &str, max: usize) -> Self {
-        Self { report: true, path: path.to_owned(), problems: Vec::new(), max: max.max(1), depth: 0 }
+        Self { report: true, paths: true, path: path.to_owned(), problems: Vec::new(), max: max.max(1), depth: 0 }
     }
 
     /// Record a problem (built lazily, only when reporting). Returns whether
@@ -66,7 +72,7 @@ impl Ctx {
 
     fn enter(&mut self, segment: &str) -> usize {
         let len = self.path.len();
-        if self.report {
+        if self.paths {
             self.path.push('/');
             pointer::push_escaped(&mut self.path, segment);
         }
@@ -75,7 +81,7 @@ impl Ctx {
 
     fn enter_index(&mut self, index: usize) -> usize {
         let len = self.path.len();
-        if self.report {
+        if self.paths {
             self.path.push('/');
             self.path.push_str(&index.to_string());
         }
@@ -87,23 +93,40 @@ impl Ctx {
     }
 }
 
-/// Whether `value` satisfies node `id`.
+/// Whether `value` satisfies node `id`, and met no consumer-safety hazard
+/// anywhere on the way (not even inside `not`, `anyOf`, `oneOf`, `if`…).
 pub(crate) fn is_valid(nodes: &[Node], id: NodeId, value: &Value) -> bool {
-    Eval { nodes }.node(id, value, &mut Ctx::fast())
+    let eval = Eval::new(nodes);
+    eval.node(id, value, &mut Ctx::fast()) && !eval.hazard.get()
 }
 
 /// Whether `value` satisfies node `id`, without the stack check: only for
 /// nodes without in-place applicators given a scalar, where nothing recurses.
 pub(crate) fn is_valid_here(nodes: &[Node], id: NodeId, value: &Value) -> bool {
-    Eval { nodes }.node_here(id, value, &mut Ctx::fast())
+    let eval = Eval::new(nodes);
+    eval.node_here(id, value, &mut Ctx::fast()) && !eval.hazard.get()
 }
 
-/// Every problem of `value` against node `id`, with paths under `path`.
+/// Every problem of `value` against node `id`, with paths under `path`:
+/// those of the value's schema, then the hazards met inside branches.
 pub(crate) fn problems(nodes: &[Node], id: NodeId, value: &Value, path: &str, max: usize) -> Vec<Problem> {
     let mut ctx = Ctx::reporting(path, max);
-    Eval { nodes }.node(id, value, &mut ctx);
-    ctx.problems
+    let eval = Eval::new(nodes);
+    eval.node(id, value, &mut ctx);
+    let mut problems = ctx.problems;
+    for h in eval.hazards.take() {
+        if problems.len() >= ctx.max {
+            break;
+        }
+        if !problems.iter().any(|p| p.code == h.code && p.path == h.path) {
+            problems.push(h);
+        }
+    }
+    problems
 }
+
+/// Hazards kept for the report, at most (each is also a refusal on its own).
+const MAX_HAZARDS: usize = 64;
 
 fn list(values: &[Value]) -> String {
     values
@@ -150,6 +173,41 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 struct Eval<'c> {
     nodes: &'c [Node],
+    /// A consumer-safety hazard was met (an integer beyond ±(2^53−1) on an
+    /// integer-only node, a prototype-named or invisible-character key in an
+    /// open object). Sticky: it refuses the reply whatever combinator it was
+    /// met under, so `not` or `oneOf` can never turn it into an acceptance.
+    hazard: Cell<bool>,
+    /// The hazards met in branches of a reporting evaluation, with paths.
+    hazards: Cell<Vec<Problem>>,
+}
+
+impl<'c> Eval<'c> {
+    fn new(nodes: &'c [Node]) -> Self {
+        Self { nodes, hazard: Cell::new(false), hazards: Cell::new(Vec::new()) }
+    }
+
+    /// Record a consumer-safety hazard: sticky in every mode, reported with
+    /// its path when met in a branch of a reporting evaluation, and a failure
+    /// of this node like any other. Returns whether to go on.
+    fn hazard(
+        &self,
+        ctx: &mut Ctx,
+        code: ProblemCode,
+        expected: impl Fn() -> String,
+        got: &Value,
+        sentence: impl Fn() -> String,
+    ) -> bool {
+        self.hazard.set(true);
+        if ctx.paths && !ctx.report {
+            let mut hazards = self.hazards.take();
+            if hazards.len() < MAX_HAZARDS && !hazards.iter().any(|h| h.code == code && h.path == ctx.path) {
+                hazards.push(Problem::new(code, &ctx.path, expected(), excerpt(got), &sentence()));
+            }
+            self.hazards.set(hazards);
+        }
+        ctx.fail(code, expected, got, sentence)
+    }
 }
 
 /// Evaluate a check; on failure record it and stop unless reporting goes on.
@@ -248,16 +306,21 @@ impl Eval<'_> {
         let mut ok = true;
         let cmp = |b: &Number| cmp_numbers(x, b);
         let integer_only = n.types.is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
-        if n.exact_integers && integer_only {
-            check!(
-                ok,
+        if n.exact_integers && integer_only && !equal::is_safe_integer(x) {
+            ok = false;
+            if !self.hazard(
                 ctx,
-                equal::is_safe_integer(x),
                 ProblemCode::OutOfRange,
-                "an integer within ±9007199254740991".into(),
+                || "an integer within ±9007199254740991".into(),
                 v,
-                format!("{x} is beyond ±(2^53−1): JavaScript and other double-based readers would read another number")
-            );
+                || {
+                    format!(
+                        "{x} is beyond ±(2^53−1): JavaScript and other double-based readers would read another number"
+                    )
+                },
+            ) {
+                return false;
+            }
         }
         if let Some(min) = &n.minimum {
             check!(
@@ -555,7 +618,8 @@ impl Eval<'_> {
         let declared_here = entry.map(|(id, _)| id);
         if declared_here.is_none() && n.plain_keys && hazardous_key(key) && !n.required.iter().any(|r| r == key) {
             // Refused before any schema could allow it: consumers read these keys differently.
-            ctx.fail(
+            self.hazard(
+                ctx,
                 ProblemCode::UnexpectedProperty,
                 || "no prototype-named or invisible-character keys".into(),
                 item,

@@ -209,9 +209,9 @@ impl Contract {
 
     fn judge(&self, mut value: Value, mut repairs: Vec<Repair>) -> Verdict {
         if self.repairs {
-            let mut r = crate::repair::Repairer::new(&self.nodes);
-            r.repair(self.root, &mut value);
-            repairs.extend(r.log);
+            if let Err(problem) = self.repair_until_settled(&mut value, &mut repairs) {
+                return Verdict::refuse(vec![*problem]);
+            }
         }
         if !check::is_valid(&self.nodes, self.root, &value) {
             let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
@@ -227,6 +227,43 @@ impl Contract {
             crate::findings::collect(&self.nodes, self.root, &value, &mut String::new(), &mut findings);
         }
         Verdict::Accepted(Accepted { value, repairs, findings })
+    }
+}
+
+/// Repair passes run on one reply before its repairs must have settled: the
+/// last pass must change nothing, so a value accepted with repairs, checked
+/// again, needs none.
+const MAX_REPAIR_PASSES: usize = 4;
+
+impl Contract {
+    /// Run the declared repairs until a pass changes nothing, appending each
+    /// pass's log. Repairs on two nodes can undo each other (one `allOf`
+    /// branch fills a default the other strips) or feed each other (one trims
+    /// what the other truncated): after [`MAX_REPAIR_PASSES`] passes that
+    /// still change the value, the reply is refused (`repairs_unsettled`).
+    fn repair_until_settled(&self, value: &mut Value, repairs: &mut Vec<Repair>) -> Result<(), Box<Problem>> {
+        for pass in 0..=MAX_REPAIR_PASSES {
+            let mut r = crate::repair::Repairer::new(&self.nodes);
+            r.repair(self.root, value);
+            let Some(first) = r.log.first() else {
+                return Ok(());
+            };
+            if pass == MAX_REPAIR_PASSES {
+                let (path, rule) = (first.path.clone(), first.rule.clone());
+                return Err(Box::new(Problem::new(
+                    ProblemCode::RepairsUnsettled,
+                    &path,
+                    "a value the contract's repairs leave as it is".into(),
+                    crate::verdict::excerpt(value),
+                    &format!(
+                        "the contract's repairs do not settle: after {MAX_REPAIR_PASSES} passes `{rule}` still changes \
+                         the value (repairs on two nodes undo each other)"
+                    ),
+                )));
+            }
+            repairs.extend(r.log);
+        }
+        Ok(())
     }
 }
 

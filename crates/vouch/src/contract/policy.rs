@@ -288,6 +288,18 @@ pub(crate) fn check_defaults(nodes: &[Node]) -> Result<()> {
                 format!("the default {} does not satisfy this node's own schema", crate::verdict::excerpt(default)),
             ));
         }
+        // Inserted, a default is never repaired again: it must need no repair,
+        // or a default holding values the contract's defaults fill would grow forever.
+        if let Some(first) = crate::repair::Repairer::first_repair(nodes, id, default) {
+            return Err(bad(
+                &node.location,
+                format!(
+                    "the default {} is not final: the contract's repairs would change it ({})",
+                    crate::verdict::excerpt(default),
+                    first
+                ),
+            ));
+        }
     }
     Ok(())
 }
