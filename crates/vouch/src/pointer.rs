@@ -2,6 +2,10 @@
 
 /// Append `segment` to a pointer as one `/`-separated, escaped token.
 pub(crate) fn push_escaped(out: &mut String, segment: &str) {
+    if !segment.contains(['~', '/']) {
+        out.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => out.push_str("~0"),

@@ -365,6 +365,21 @@ pub(crate) const EXCERPT_CHARS: usize = 80;
 /// A short excerpt of a value, compact JSON, at most [`EXCERPT_CHARS`] characters.
 #[must_use]
 pub(crate) fn excerpt(value: &Value) -> String {
+    match value {
+        // Scalars are short: no writer needed (the refusal path builds several).
+        Value::Null => return "null".to_owned(),
+        Value::Bool(b) => return b.to_string(),
+        Value::Number(n) => return n.to_string(),
+        // A short string that needs no escape is itself between quotes.
+        Value::String(s) if s.len() + 2 <= EXCERPT_CHARS && s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') => {
+            let mut out = String::with_capacity(s.len() + 2);
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+            return out;
+        }
+        _ => {}
+    }
     // Serialize into a bounded writer so a huge value costs no more than the excerpt.
     let mut w = BoundedWriter { buf: String::new(), chars: 0, full: false };
     let _ = serde_json::to_writer(&mut w, value);
@@ -395,7 +410,14 @@ impl std::io::Write for BoundedWriter {
         if self.full {
             return Err(std::io::Error::other("excerpt full"));
         }
-        for ch in String::from_utf8_lossy(bytes).chars() {
+        let text = String::from_utf8_lossy(bytes);
+        // The common case, a piece that fits whole: one copy.
+        if text.len() + self.chars <= EXCERPT_CHARS {
+            self.buf.push_str(&text);
+            self.chars += text.chars().count();
+            return Ok(bytes.len());
+        }
+        for ch in text.chars() {
             if self.chars >= EXCERPT_CHARS {
                 self.full = true;
                 return Err(std::io::Error::other("excerpt full"));

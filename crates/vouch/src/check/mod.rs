@@ -47,7 +47,10 @@ impl Ctx {
     }
 
     pub fn reporting(path: &str, max: usize) -> Self {
-        Self { report: true, paths: true, path: path.to_owned(), problems: Vec::new(), max: max.max(1), depth: 0 }
+        // Room for a few levels of path up front: the walk grows it member by member.
+        let mut owned = String::with_capacity(path.len() + 64);
+        owned.push_str(path);
+        Self { report: true, paths: true, path: owned, problems: Vec::with_capacity(4), max: max.max(1), depth: 0 }
     }
 
     /// Record a problem (built lazily, only when reporting). Returns whether

@@ -152,6 +152,15 @@ impl Contract {
                 // full path below decides the rest, and every refusal.
                 match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
                     single_pass::Outcome::Accepted(value, repairs) => return self.vouch(value, repairs),
+                    single_pass::Outcome::Read(value) if !self.repairs => {
+                        // Without repairs, a doubt is a failed keyword: report it
+                        // straight away (a fast check would only say so again).
+                        let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
+                        if !problems.is_empty() {
+                            return Verdict::refuse(problems);
+                        }
+                        return self.judge(value, Vec::new());
+                    }
                     single_pass::Outcome::Read(value) => return self.judge(value, Vec::new()),
                     single_pass::Outcome::Unread => {}
                 }
