@@ -24,6 +24,14 @@ pub fn render(verdict: &Verdict) {
 pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     let verdict = contract.check(raw);
     render(&verdict);
+    // The single pass (checking while reading) must give the full path's verdict, byte for byte.
+    let full = contract.check_full_path(raw);
+    assert_eq!(
+        verdict.to_json(),
+        full.to_json(),
+        "the single pass and the full path disagree on {:?}",
+        String::from_utf8_lossy(raw)
+    );
     if let Some(value) = verdict.value() {
         recheck(contract, &verdict, value, raw);
     }
