@@ -34,6 +34,10 @@ pub(crate) fn is_safe_integer(n: &Number) -> bool {
 /// Order two numbers: exactly when both are integers, else as doubles.
 #[must_use]
 pub(crate) fn cmp_numbers(a: &Number, b: &Number) -> Option<Ordering> {
+    // The common case, both plain integers, without widening.
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return Some(x.cmp(&y));
+    }
     if let (Some(x), Some(y)) = (as_i128(a), as_i128(b)) {
         return Some(x.cmp(&y));
     }
