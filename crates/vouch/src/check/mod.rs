@@ -147,14 +147,6 @@ fn without_path(message: &str) -> &str {
     message.split_once(": ").map_or(message, |(_, m)| m)
 }
 
-/// A value for a message: its type and an excerpt (`string "no"`), or `null`.
-fn described(v: &Value) -> String {
-    match v {
-        Value::Null => "null".to_owned(),
-        other => format!("{} {}", type_name(other), excerpt(other)),
-    }
-}
-
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -253,13 +245,15 @@ impl Eval<'_> {
         }
         if let Some(types) = n.types {
             if !types.admits(v) {
-                let names = types.names().join(" or ");
-                ctx.fail(
-                    ProblemCode::WrongType,
-                    || names.clone(),
-                    v,
-                    || format!("expected {names}, got {}", described(v)),
-                );
+                // Words only when reporting: the fast mode just answers no.
+                if ctx.report {
+                    let names = types.names().join(" or ");
+                    let sentence = match v {
+                        Value::Null => format!("expected {names}, got null"),
+                        other => format!("expected {names}, got {} {}", type_name(other), excerpt(other)),
+                    };
+                    ctx.fail(ProblemCode::WrongType, || names, v, || sentence);
+                }
                 return false;
             }
         }
