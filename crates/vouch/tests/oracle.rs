@@ -83,6 +83,8 @@
 //! refused, how often its premise held, and each deliberate difference.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -592,17 +594,6 @@ fn tested_defs(doc: &Value) -> BTreeSet<String> {
         if tested.len() == before {
             return tested;
         }
-    }
-}
-
-fn strip_policy(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            map.remove("x-vouch");
-            map.values_mut().for_each(strip_policy);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_policy),
-        _ => {}
     }
 }
 
@@ -1501,7 +1492,7 @@ impl Subject {
         }
         let contract = compile(&mut doc)?;
         let mut stripped = doc.clone();
-        strip_policy(&mut stripped);
+        common::strip_policy(&mut stripped);
         let bare = if stripped == doc {
             contract.clone()
         } else {

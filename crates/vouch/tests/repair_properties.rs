@@ -14,17 +14,6 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use vouch::Contract;
 
-fn strip_policy(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            map.remove("x-vouch");
-            map.values_mut().for_each(strip_policy);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_policy),
-        _ => {}
-    }
-}
-
 struct Subject {
     contract: Contract,
     oracle: jsonschema::Validator,
@@ -35,7 +24,7 @@ fn subject(name: &str, base: Value) -> Subject {
     let path = common::project_root().join("examples/contracts").join(name);
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut stripped = schema.clone();
-    strip_policy(&mut stripped);
+    common::strip_policy(&mut stripped);
     Subject {
         contract: Contract::from_value(schema).unwrap(),
         oracle: jsonschema::validator_for(&stripped).unwrap(),

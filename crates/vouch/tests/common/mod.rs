@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use serde_json::Value;
+
 /// The shared folder (`VOUCH_SHARED`, default `../shared` from the project
 /// root). When it is missing the test says so loudly; under `CI=true` it fails.
 pub fn shared_dir(sub: &str) -> Option<PathBuf> {
@@ -24,4 +26,16 @@ pub fn shared_dir(sub: &str) -> Option<PathBuf> {
 /// The project root (for examples/).
 pub fn project_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The contract as an independent validator sees it: every `x-vouch` removed.
+pub fn strip_policy(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.remove("x-vouch");
+            map.values_mut().for_each(strip_policy);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_policy),
+        _ => {}
+    }
 }
