@@ -1,0 +1,156 @@
+//! Hostile inputs at three sizes: each check's time at 2n against n and at 4n
+//! against 2n (≈ 2 when linear; the first step can read higher when the
+//! larger input leaves the caches), and its peak memory against the input's
+//! size. Issue 5's resource limits, as a benchmark: the
+//! tests in `tests/limits.rs` show the verdicts, this shows the cost.
+//!
+//! ```sh
+//! cargo bench -p vouch --bench linearity
+//! LINEARITY_DIVIDE=10 cargo bench -p vouch --bench linearity   # a tenth of the sizes
+//! ```
+//!
+//! Prints one line per case, `linear CASE n=… t(n)=… t(2n)=… t(4n)=… ratios R1 R2 peak/input M`,
+//! where the peak is the process's peak resident memory during the check at 4n (reset before it through
+//! `/proc/self/clear_refs`, Linux) minus what it held before, and `M` is that over the input's
+//! size (`n/a` where the kernel does not allow the reset).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use vouch::{Contract, Limits};
+
+/// A case: its name, the contract, and the reply for a size.
+struct Case {
+    name: &'static str,
+    schema: &'static str,
+    n: usize,
+    reply: fn(usize) -> Vec<u8>,
+}
+
+fn wide_object(n: usize) -> Vec<u8> {
+    let mut out = String::from("{");
+    for i in 0..n {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!("\"k{i}\":{i}"));
+    }
+    out.push('}');
+    out.into_bytes()
+}
+
+fn objects(n: usize) -> Vec<u8> {
+    let items: Vec<String> = (0..n).map(|i| format!("{{\"id\":{i},\"tag\":\"x\"}}")).collect();
+    format!("[{}]", items.join(",")).into_bytes()
+}
+
+fn long_string(n: usize) -> Vec<u8> {
+    let mut raw = vec![b'a'; n + 2];
+    raw[0] = b'"';
+    raw[n + 1] = b'"';
+    raw
+}
+
+fn long_fraction(n: usize) -> Vec<u8> {
+    let mut raw = b"0.".to_vec();
+    raw.extend(std::iter::repeat_n(b'1', n));
+    raw
+}
+
+fn deep(n: usize) -> Vec<u8> {
+    let mut raw = vec![b'['; n];
+    raw.extend(std::iter::repeat_n(b']', n));
+    raw
+}
+
+fn a_then_b(n: usize) -> Vec<u8> {
+    let mut raw = vec![b'a'; n + 3];
+    raw[0] = b'"';
+    raw[n + 1] = b'b';
+    raw[n + 2] = b'"';
+    raw
+}
+
+fn truncated_objects(n: usize) -> Vec<u8> {
+    let mut raw = objects(n);
+    raw.truncate(raw.len() - 3);
+    raw
+}
+
+const CASES: &[Case] = &[
+    Case { name: "keys", schema: "{}", n: 250_000, reply: wide_object },
+    Case { name: "keys_refused", schema: r#"{"additionalProperties":false}"#, n: 250_000, reply: wide_object },
+    Case { name: "unique_objects", schema: r#"{"type":"array","uniqueItems":true}"#, n: 50_000, reply: objects },
+    Case { name: "truncated", schema: "{}", n: 100_000, reply: truncated_objects },
+    Case { name: "string", schema: r#"{"type":"string","maxLength":10}"#, n: 8_000_000, reply: long_string },
+    Case { name: "number_digits", schema: r#"{"type":"number"}"#, n: 1_000_000, reply: long_fraction },
+    Case { name: "pattern", schema: r#"{"type":"string","pattern":"^(a+)+$"}"#, n: 1_000_000, reply: a_then_b },
+    Case { name: "deep", schema: "{}", n: 1_000_000, reply: deep },
+];
+
+/// Best of a few runs (the machine's noise only ever adds time).
+fn best(contract: &Contract, raw: &[u8]) -> Duration {
+    (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            black_box(contract.check(black_box(raw)));
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Peak resident memory in KiB (`VmHWM`), after resetting it when `reset`.
+fn peak_kib(reset: bool) -> Option<u64> {
+    if reset {
+        std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn current_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    // `LINEARITY_DIVIDE=10` runs every case at a tenth of its size (inside the caches).
+    let divide = std::env::var("LINEARITY_DIVIDE").ok().and_then(|d| d.parse::<usize>().ok()).unwrap_or(1).max(1);
+    for case in CASES {
+        let n = (case.n / divide).max(1);
+        let Ok(contract) = Contract::from_json_str(case.schema) else {
+            eprintln!("linear {}: the contract does not compile", case.name);
+            continue;
+        };
+        let small = (case.reply)(n);
+        let middle = (case.reply)(2 * n);
+        let large = (case.reply)(4 * n);
+        let limits = Limits { max_bytes: large.len() + 16, ..contract.limits() };
+        let Ok(contract) = contract.with_limits(limits) else { continue };
+        let (t1, t2, t4) = (best(&contract, &small), best(&contract, &middle), best(&contract, &large));
+        let memory = match (current_kib(), peak_kib(true)) {
+            (Some(before), Some(_)) => {
+                black_box(contract.check(black_box(&large)));
+                peak_kib(false).map(|peak| {
+                    let used = peak.saturating_sub(before) as f64 * 1024.0;
+                    format!("{:.1}", used / large.len() as f64)
+                })
+            }
+            _ => None,
+        };
+        println!(
+            "linear {:<15} n={:<9} t(n)={:>9.2?} t(2n)={:>9.2?} t(4n)={:>9.2?} ratios {:.2} {:.2} peak/input {}",
+            case.name,
+            n,
+            t1,
+            t2,
+            t4,
+            t2.as_secs_f64() / t1.as_secs_f64().max(1e-9),
+            t4.as_secs_f64() / t2.as_secs_f64().max(1e-9),
+            memory.unwrap_or_else(|| "n/a".to_owned())
+        );
+    }
+}
