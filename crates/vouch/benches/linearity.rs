@@ -45,9 +45,9 @@ fn objects(n: usize) -> Vec<u8> {
 }
 
 fn long_string(n: usize) -> Vec<u8> {
-    let mut raw = vec![b'a'; n + 2];
-    raw[0] = b'"';
-    raw[n + 1] = b'"';
+    let mut raw = b"\"".to_vec();
+    raw.extend(std::iter::repeat_n(b'a', n));
+    raw.push(b'"');
     raw
 }
 
@@ -64,16 +64,15 @@ fn deep(n: usize) -> Vec<u8> {
 }
 
 fn a_then_b(n: usize) -> Vec<u8> {
-    let mut raw = vec![b'a'; n + 3];
-    raw[0] = b'"';
-    raw[n + 1] = b'b';
-    raw[n + 2] = b'"';
+    let mut raw = b"\"".to_vec();
+    raw.extend(std::iter::repeat_n(b'a', n));
+    raw.extend_from_slice(b"b\"");
     raw
 }
 
 fn truncated_objects(n: usize) -> Vec<u8> {
     let mut raw = objects(n);
-    raw.truncate(raw.len() - 3);
+    raw.truncate(raw.len().saturating_sub(3));
     raw
 }
 
