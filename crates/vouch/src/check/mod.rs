@@ -519,8 +519,22 @@ impl Eval<'_> {
         // Fast mode counts the required properties met while visiting members,
         // instead of looking each one up (a hash per name) in the map.
         let count_required = !ctx.report && n.required_all_declared;
-        for name in n.required.iter().filter(|_| !count_required) {
-            if !map.contains_key(name) {
+        // Reporting a small object: which required names are present, by comparing
+        // names (a hash per name costs more than a few comparisons).
+        let small = n.required.len() <= 64 && map.len().saturating_mul(n.required.len()) <= 256;
+        let mut present: u64 = 0;
+        if !count_required && small {
+            for key in map.keys() {
+                for (i, r) in n.required.iter().enumerate() {
+                    if r == key {
+                        present |= 1 << i;
+                    }
+                }
+            }
+        }
+        for (i, name) in n.required.iter().enumerate().filter(|_| !count_required) {
+            let here = if small { present & (1 << i) != 0 } else { map.contains_key(name) };
+            if !here {
                 ok = false;
                 let mark = ctx.enter(name);
                 let go_on = ctx.fail(
