@@ -44,11 +44,13 @@ fn objects(n: usize) -> Vec<u8> {
     format!("[{}]", items.join(",")).into_bytes()
 }
 
+/// `body` between quotes: a JSON string with nothing to escape.
+fn quoted(body: impl Iterator<Item = u8>) -> Vec<u8> {
+    std::iter::once(b'"').chain(body).chain(std::iter::once(b'"')).collect()
+}
+
 fn long_string(n: usize) -> Vec<u8> {
-    let mut raw = b"\"".to_vec();
-    raw.extend(std::iter::repeat_n(b'a', n));
-    raw.push(b'"');
-    raw
+    quoted(std::iter::repeat_n(b'a', n))
 }
 
 fn long_fraction(n: usize) -> Vec<u8> {
@@ -64,10 +66,7 @@ fn deep(n: usize) -> Vec<u8> {
 }
 
 fn a_then_b(n: usize) -> Vec<u8> {
-    let mut raw = b"\"".to_vec();
-    raw.extend(std::iter::repeat_n(b'a', n));
-    raw.extend_from_slice(b"b\"");
-    raw
+    quoted(std::iter::repeat_n(b'a', n).chain(std::iter::once(b'b')))
 }
 
 fn truncated_objects(n: usize) -> Vec<u8> {

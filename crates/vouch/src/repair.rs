@@ -38,16 +38,8 @@ impl<'c> Repairer<'c> {
     }
 
     /// The default declared on `id`, following `$ref`s.
-    fn default_of(&self, mut id: NodeId) -> Option<&'c Value> {
-        // `$ref` chains are acyclic (checked at compile time); the bound is a belt.
-        for _ in 0..=self.nodes.len() {
-            let node = self.nodes.get(id)?;
-            if let Some(d) = node.policy.as_ref().and_then(|p| p.default.as_ref()) {
-                return Some(d);
-            }
-            id = node.reference?;
-        }
-        None
+    fn default_of(&self, id: NodeId) -> Option<&'c Value> {
+        default_of(self.nodes, id)
     }
 
     /// The first repair the contract's repairs make to `value` at node `id`
@@ -311,6 +303,35 @@ impl<'c> Repairer<'c> {
         pointer::push_escaped(&mut self.path, segment);
         mark
     }
+}
+
+/// The default a missing property is filled with: the one declared on `id`,
+/// following `$ref`s (the single pass fills the same ones).
+pub(crate) fn default_of(nodes: &[Node], mut id: NodeId) -> Option<&Value> {
+    // `$ref` chains are acyclic (checked at compile time); the bound is a belt.
+    for _ in 0..=nodes.len() {
+        let node = nodes.get(id)?;
+        if let Some(d) = node.policy.as_ref().and_then(|p| p.default.as_ref()) {
+            return Some(d);
+        }
+        id = node.reference?;
+    }
+    None
+}
+
+/// Whether no rule of the node's own policy would change this scalar, given
+/// that it is valid: the rules that only apply to invalid values (`clamp`,
+/// `enum_case`, `truncate`, `default_if_invalid`) cannot fire then. Kept
+/// beside [`Repairer::scalar_rules`], whose triggers it mirrors.
+#[inline]
+pub(crate) fn leaves_valid_scalar_alone(n: &Node, v: &Value) -> bool {
+    let Some(policy) = &n.policy else { return true };
+    let rules = policy.rules;
+    let null_default = policy.default.is_some() && v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL));
+    let coerced = rules.coerce && v.is_string();
+    let rounded = rules.round && v.as_number().is_some_and(|x| !is_integer(x));
+    let trimmed = rules.trim && v.as_str().is_some_and(|s| s.trim().len() != s.len());
+    !(null_default || coerced || rounded || trimmed)
 }
 
 /// The log entry for a missing property filled with its default (also

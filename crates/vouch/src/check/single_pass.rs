@@ -20,11 +20,11 @@
 use serde_json::{Map, Value};
 
 use super::{is_valid, is_valid_here};
-use crate::contract::node::{hazardous_key, is_integer, Node, NodeId, Types};
+use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
 use crate::read::parser::Parser;
 use crate::read::read_value;
-use crate::repair::{filled, Repairer};
+use crate::repair::{default_of, filled, leaves_valid_scalar_alone, Repairer};
 use crate::verdict::Repair;
 
 /// The single pass cannot read on: the full path reads the reply itself.
@@ -150,19 +150,6 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
         return Read::Array;
     }
     Read::Whole
-}
-
-/// The default a missing property is filled with, following `$ref`s (as
-/// the repair pass finds it).
-fn default_of(nodes: &[Node], mut id: NodeId) -> Option<&Value> {
-    for _ in 0..=nodes.len() {
-        let node = nodes.get(id)?;
-        if let Some(d) = node.policy.as_ref().and_then(|p| p.default.as_ref()) {
-            return Some(d);
-        }
-        id = node.reference?;
-    }
-    None
 }
 
 /// What the single pass found.
@@ -295,7 +282,7 @@ impl<'c> SinglePass<'c, '_> {
         if n.policy_below {
             let untouched = if scalar_here {
                 // Only the node's own rules can apply to a scalar.
-                scalar_untouched(n, &v)
+                leaves_valid_scalar_alone(n, &v)
             } else {
                 let mut probe = v.clone();
                 let mut r = Repairer::new(self.nodes);
@@ -312,7 +299,9 @@ impl<'c> SinglePass<'c, '_> {
         v
     }
 
-    fn expect(&mut self, byte: u8) -> Pass<()> {
+    /// Skip white space and one expected byte.
+    #[inline]
+    fn consume(&mut self, byte: u8) -> Pass<()> {
         self.p.skip_ws();
         if self.p.peek() == Some(byte) {
             self.p.pos += 1;
@@ -334,6 +323,52 @@ impl<'c> SinglePass<'c, '_> {
         }
     }
 
+    /// After an opening bracket: whether the container closes at once.
+    #[inline]
+    fn closes_at_once(&mut self, close: u8) -> bool {
+        self.p.skip_ws();
+        let empty = self.p.peek() == Some(close);
+        self.p.pos += usize::from(empty);
+        empty
+    }
+
+    /// After a member or item: whether another follows (`,`) or the
+    /// container closes.
+    #[inline]
+    fn another(&mut self, close: u8) -> Pass<bool> {
+        self.p.skip_ws();
+        match self.p.peek() {
+            Some(b',') => {
+                self.p.pos += 1;
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.p.pos += 1;
+                Ok(false)
+            }
+            _ => Err(Undecided),
+        }
+    }
+
+    /// A member or item for `child` (none: unconstrained), with the fills
+    /// found inside it placed under `segment`.
+    // Always inlined: a call of its own in the recursion costs a frame and a move per item.
+    #[inline(always)]
+    fn item(&mut self, child: Option<NodeId>, depth: usize, segment: &dyn Fn() -> String) -> Pass<Value> {
+        let before = self.fills.len();
+        let v = match child {
+            Some(id) => self.value(id, depth + 1)?,
+            None => {
+                self.p.skip_ws();
+                self.free(depth + 1)?
+            }
+        };
+        if self.fills.len() > before {
+            self.within(before, &segment());
+        }
+        Ok(v)
+    }
+
     fn object(&mut self, n: &Node, required: usize, fills: &'c [Fill], strip: bool, depth: usize) -> Pass<Value> {
         self.p.pos += 1; // '{'
                          // This object's own fills come before those found inside its members,
@@ -341,59 +376,37 @@ impl<'c> SinglePass<'c, '_> {
         let first_fill = self.fills.len();
         let mut map = Map::with_capacity(n.properties.len());
         let mut required_seen = 0;
-        self.p.skip_ws();
-        if self.p.peek() == Some(b'}') {
-            self.p.pos += 1;
-        } else {
-            loop {
-                self.p.skip_ws();
-                if self.p.peek() != Some(b'"') {
-                    return Err(Undecided);
-                }
-                let key = self.p.string().map_err(|_| Undecided)?;
-                self.expect(b':')?;
-                let child = match n.property_index.entry(&key) {
-                    Some((id, is_required)) => {
-                        required_seen += usize::from(is_required);
-                        Some(id)
-                    }
-                    None => {
-                        // An undeclared key: stripped, refused, or read as consumers would not.
-                        self.doubt |= strip || (n.plain_keys && hazardous_key(&key));
-                        match n.additional_properties {
-                            Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => {
-                                self.doubt = true;
-                                None
-                            }
-                            other => other,
-                        }
-                    }
-                };
-                let before = self.fills.len();
-                let v = match child {
-                    Some(id) => self.value(id, depth + 1)?,
-                    None => {
-                        self.p.skip_ws();
-                        self.free(depth + 1)?
-                    }
-                };
-                if self.fills.len() > before {
-                    self.within(before, &key);
-                }
-                // A repeated key (also one equal only after unescaping) is the full path's to refuse.
-                if map.insert(key, v).is_some() {
-                    return Err(Undecided);
-                }
-                self.p.skip_ws();
-                match self.p.peek() {
-                    Some(b',') => self.p.pos += 1,
-                    Some(b'}') => {
-                        self.p.pos += 1;
-                        break;
-                    }
-                    _ => return Err(Undecided),
-                }
+        let mut more = !self.closes_at_once(b'}');
+        while more {
+            self.p.skip_ws();
+            if self.p.peek() != Some(b'"') {
+                return Err(Undecided);
             }
+            let key = self.p.string().map_err(|_| Undecided)?;
+            self.consume(b':')?;
+            let child = match n.property_index.entry(&key) {
+                Some((id, is_required)) => {
+                    required_seen += usize::from(is_required);
+                    Some(id)
+                }
+                None => {
+                    // An undeclared key: stripped, refused, or read as consumers would not.
+                    self.doubt |= strip || (n.plain_keys && hazardous_key(&key));
+                    match n.additional_properties {
+                        Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => {
+                            self.doubt = true;
+                            None
+                        }
+                        other => other,
+                    }
+                }
+            };
+            let v = self.item(child, depth, &|| key.clone())?;
+            // A repeated key (also one equal only after unescaping) is the full path's to refuse.
+            if map.insert(key, v).is_some() {
+                return Err(Undecided);
+            }
+            more = self.another(b'}')?;
         }
         let mut own = Vec::new();
         for fill in fills {
@@ -417,49 +430,15 @@ impl<'c> SinglePass<'c, '_> {
     fn array(&mut self, n: &Node, depth: usize) -> Pass<Value> {
         self.p.pos += 1; // '['
         let mut items = Vec::new();
-        self.p.skip_ws();
-        if self.p.peek() == Some(b']') {
-            self.p.pos += 1;
-        } else {
-            loop {
-                let before = self.fills.len();
-                let v = match n.prefix_items.get(items.len()).copied().or(n.items) {
-                    Some(id) => self.value(id, depth + 1)?,
-                    None => {
-                        self.p.skip_ws();
-                        self.free(depth + 1)?
-                    }
-                };
-                if self.fills.len() > before {
-                    self.within(before, &items.len().to_string());
-                }
-                items.push(v);
-                self.p.skip_ws();
-                match self.p.peek() {
-                    Some(b',') => self.p.pos += 1,
-                    Some(b']') => {
-                        self.p.pos += 1;
-                        break;
-                    }
-                    _ => return Err(Undecided),
-                }
-            }
+        let mut more = !self.closes_at_once(b']');
+        while more {
+            let index = items.len();
+            let child = n.prefix_items.get(index).copied().or(n.items);
+            items.push(self.item(child, depth, &|| index.to_string())?);
+            more = self.another(b']')?;
         }
         let len = items.len() as u64;
         self.doubt |= n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max);
         Ok(Value::Array(items))
     }
-}
-
-/// Whether no rule of the node's own policy would change this scalar, given
-/// that it is valid (rules that only apply to invalid values — `clamp`,
-/// `enum_case`, `truncate`, `default_if_invalid` — cannot fire then).
-fn scalar_untouched(n: &Node, v: &Value) -> bool {
-    let Some(policy) = &n.policy else { return true };
-    let rules = policy.rules;
-    let null_default = policy.default.is_some() && v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL));
-    let coerced = rules.coerce && v.is_string();
-    let rounded = rules.round && v.as_number().is_some_and(|x| !is_integer(x));
-    let trimmed = rules.trim && v.as_str().is_some_and(|s| s.trim().len() != s.len());
-    !(null_default || coerced || rounded || trimmed)
 }
