@@ -47,12 +47,14 @@ fn load_contracts(dir: &Path, names: &[&str]) -> Result<Contracts, String> {
 
 fn load_corpus(path: &Path) -> Result<Vec<Reply>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // `COMPARE_SUBSET=valid|faulty` keeps only those replies (to split the cost).
+    // `COMPARE_SUBSET=valid|faulty|FAULT` keeps only those replies (to split
+    // the cost); FAULT is one fault kind of the corpus (`truncated`, `prose`…).
     let subset = std::env::var("COMPARE_SUBSET").ok();
     let keep = |r: &Reply| match subset.as_deref() {
         Some("valid") => r.fault.is_none(),
         Some("faulty") => r.fault.is_some(),
-        _ => true,
+        Some(kind) => r.fault.as_deref() == Some(kind),
+        None => true,
     };
     let all: Result<Vec<Reply>, String> = text
         .lines()

@@ -191,7 +191,7 @@ fn read_fallback(path: &Path) -> Result<serde_json::Value, String> {
     // The empty schema accepts every value: checking against it is reading strictly.
     let any = Contract::from_json_str("{}").map_err(|e| e.to_string())?;
     match any.check(&bytes) {
-        Verdict::Accepted(a) => Ok(a.value),
+        Verdict::Accepted(a) => Ok(a.into_value()),
         Verdict::Refused(r) => {
             let why = r.problems.first().map(|p| p.message.clone()).unwrap_or_default();
             Err(format!("{}: the fallback is not JSON: {why}", path.display()))

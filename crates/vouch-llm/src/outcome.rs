@@ -210,7 +210,7 @@ impl Outcome {
     /// The accepted model value or the fallback (see [`Outcome::source`]).
     #[must_use]
     pub fn value(&self) -> Option<&Value> {
-        self.accepted().map(|a| &a.value)
+        self.accepted().map(|a| a.value())
     }
 
     fn accepted(&self) -> Option<&Accepted> {

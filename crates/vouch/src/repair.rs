@@ -325,6 +325,9 @@ pub(crate) fn default_of(nodes: &[Node], mut id: NodeId) -> Option<&Value> {
 /// beside [`Repairer::scalar_rules`], whose triggers it mirrors.
 #[inline]
 pub(crate) fn leaves_valid_scalar_alone(n: &Node, v: &Value) -> bool {
+    if let Value::String(s) = v {
+        return leaves_valid_string_alone(n, s);
+    }
     let Some(policy) = &n.policy else { return true };
     let rules = policy.rules;
     let null_default = policy.default.is_some() && v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL));
@@ -332,6 +335,13 @@ pub(crate) fn leaves_valid_scalar_alone(n: &Node, v: &Value) -> bool {
     let rounded = rules.round && v.as_number().is_some_and(|x| !is_integer(x));
     let trimmed = rules.trim && v.as_str().is_some_and(|s| s.trim().len() != s.len());
     !(null_default || coerced || rounded || trimmed)
+}
+
+/// [`leaves_valid_scalar_alone`] for a string: neither `coerce` (a string
+/// where the rule may want a number) nor `trim` would touch it.
+pub(crate) fn leaves_valid_string_alone(n: &Node, s: &str) -> bool {
+    let Some(policy) = &n.policy else { return true };
+    !(policy.rules.coerce || (policy.rules.trim && s.trim().len() != s.len()))
 }
 
 /// The log entry for a missing property filled with its default (also

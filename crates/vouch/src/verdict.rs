@@ -5,6 +5,9 @@
 //! model client and any server share:
 //! `{"outcome", "pass", "value", "repairs", "findings", "problems"}`.
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -225,14 +228,109 @@ pub struct Finding {
 }
 
 /// A reply vouch vouches for.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A reply accepted exactly as it was sent is kept as its text: checking it
+/// built no tree, and its [`Value`] is read from that text the first time
+/// [`Accepted::value`] asks (once; later calls borrow it). Callers that
+/// forward the JSON take [`Accepted::json`] and never pay for a tree. A
+/// reply that was repaired, unwrapped or filled carries its built value.
+///
+/// ```
+/// let contract = vouch::Contract::from_json_str(
+///     r#"{"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}"#,
+/// )?;
+/// let vouch::Verdict::Accepted(accepted) = contract.check(r#"{"score": 80}"#) else { panic!("refused") };
+/// assert_eq!(accepted.json(), r#"{"score": 80}"#);
+/// assert_eq!(accepted.value()["score"], 80);
+/// # Ok::<(), vouch::CompileError>(())
+/// ```
+#[derive(Clone)]
 pub struct Accepted {
-    /// The value, as vouch read (and, where declared, repaired) it.
-    pub value: Value,
+    body: Body,
     /// Every change a declared repair made, in order.
     pub repairs: Vec<Repair>,
     /// Gate findings on the accepted value.
     pub findings: Vec<Finding>,
+}
+
+#[derive(Clone)]
+enum Body {
+    /// Accepted as sent: the reply's JSON, its value read on first ask.
+    Text { json: Box<str>, max_depth: usize, value: OnceLock<Value> },
+    /// Built: repaired, unwrapped, filled, or checked as a value.
+    Value(Value),
+}
+
+impl Accepted {
+    /// A reply accepted exactly as sent (strict JSON, read within `max_depth`).
+    pub(crate) fn as_sent(json: &str, max_depth: usize) -> Self {
+        let body = Body::Text { json: json.trim_matches(is_json_ws).into(), max_depth, value: OnceLock::new() };
+        Self { body, repairs: Vec::new(), findings: Vec::new() }
+    }
+
+    /// A value accepted as built (by the repair pass or the caller).
+    pub(crate) fn built(value: Value, repairs: Vec<Repair>) -> Self {
+        Self { body: Body::Value(value), repairs, findings: Vec::new() }
+    }
+
+    /// The value, as vouch read (and, where declared, repaired) it.
+    #[must_use]
+    pub fn value(&self) -> &Value {
+        match &self.body {
+            Body::Text { json, max_depth, value } => value.get_or_init(|| read_as_sent(json, *max_depth)),
+            Body::Value(v) => v,
+        }
+    }
+
+    /// The value, owned.
+    #[must_use]
+    pub fn into_value(self) -> Value {
+        match self.body {
+            Body::Text { json, max_depth, value } => {
+                value.into_inner().unwrap_or_else(|| read_as_sent(&json, max_depth))
+            }
+            Body::Value(v) => v,
+        }
+    }
+
+    /// The accepted JSON as text: the reply itself (without surrounding
+    /// white space) when vouch accepted it as sent, else the built value,
+    /// compact.
+    #[must_use]
+    pub fn json(&self) -> Cow<'_, str> {
+        match &self.body {
+            Body::Text { json, .. } => Cow::Borrowed(json),
+            Body::Value(v) => Cow::Owned(v.to_string()),
+        }
+    }
+}
+
+fn is_json_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// The value of a reply accepted as sent. The single pass accepted exactly
+/// what this reader reads within the same depth (`tests/single_pass.rs`
+/// holds the two to the same value on every reply), so the fallback is
+/// never taken.
+fn read_as_sent(json: &str, max_depth: usize) -> Value {
+    crate::read::read_value(json, 0, max_depth, true).map(|(v, _)| v).unwrap_or(Value::Null)
+}
+
+impl PartialEq for Accepted {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value() && self.repairs == other.repairs && self.findings == other.findings
+    }
+}
+
+impl std::fmt::Debug for Accepted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Accepted")
+            .field("value", self.value())
+            .field("repairs", &self.repairs)
+            .field("findings", &self.findings)
+            .finish()
+    }
 }
 
 /// A reply vouch refuses.
@@ -286,7 +384,7 @@ impl Verdict {
     #[must_use]
     pub fn value(&self) -> Option<&Value> {
         match self {
-            Self::Accepted(a) => Some(&a.value),
+            Self::Accepted(a) => Some(a.value()),
             Self::Refused(_) => None,
         }
     }

@@ -1789,7 +1789,7 @@ fn accepted_without_repairs(s: &Subject, raw: &str, t: &Tally) -> Result<(), Str
         let parsed = serde_json::from_str::<Value>(raw).map_err(|_| {
             s.report(raw, label, &v, "vouch accepted, with no repairs, a reply serde_json cannot parse")
         })?;
-        if !same(&a.value, &parsed) {
+        if !same(a.value(), &parsed) {
             return Err(s.report(raw, label, &v, "vouch's value differs from serde_json's"));
         }
         if !s.oracle.is_valid(&parsed) {
@@ -1813,15 +1813,15 @@ fn repairs_are_valid_and_final(s: &Subject, raw: &str, t: &Tally) -> Result<(), 
         return Ok(());
     }
     bump(&t.premise);
-    if !s.oracle.is_valid(&a.value) {
-        if !s.in_tolerance_zone(&a.value) {
+    if !s.oracle.is_valid(a.value()) {
+        if !s.in_tolerance_zone(a.value()) {
             return Err(s.report(raw, "contract", &v, "the oracle rejects the repaired value"));
         }
         bump(&t.multiple_of_tolerance);
     }
-    let again = s.contract.check(a.value.to_string());
+    let again = s.contract.check(a.value().to_string());
     match &again {
-        Verdict::Accepted(b) if b.repairs.is_empty() && same(&b.value, &a.value) => Ok(()),
+        Verdict::Accepted(b) if b.repairs.is_empty() && same(b.value(), a.value()) => Ok(()),
         _ => Err(s.report(
             raw,
             "contract",
@@ -1877,7 +1877,7 @@ fn oracle_valid_vouch_accepts(s: &Subject, raw: &str, t: &Tally) -> Result<(), S
     let parsed = parsed.map_err(|e| {
         s.report(raw, "contract", &strict, &format!("vouch reads strict JSON that serde_json cannot parse: {e}"))
     })?;
-    if !same(&read.value, &parsed) {
+    if !same(read.value(), &parsed) {
         return Err(s.report(raw, "contract", &strict, "vouch and serde_json read different values"));
     }
     let valid = s.oracle.is_valid(&parsed);

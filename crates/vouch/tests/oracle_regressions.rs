@@ -14,7 +14,9 @@ fn contract(schema: Value) -> Contract {
 /// The accepted value and the rules of its repairs (`rule path`).
 fn accepted(c: &Contract, raw: &str) -> (Value, Vec<String>) {
     match c.check(raw) {
-        Verdict::Accepted(a) => (a.value, a.repairs.iter().map(|r| format!("{} {}", r.rule, r.path)).collect()),
+        Verdict::Accepted(a) => {
+            (a.value().clone(), a.repairs.iter().map(|r| format!("{} {}", r.rule, r.path)).collect())
+        }
         Verdict::Refused(r) => panic!("{raw} refused: {:?}", r.problems),
     }
 }
@@ -22,7 +24,7 @@ fn accepted(c: &Contract, raw: &str) -> (Value, Vec<String>) {
 /// The refusal's problems as `code path`.
 fn refused(c: &Contract, raw: &str) -> Vec<String> {
     match c.check(raw) {
-        Verdict::Accepted(a) => panic!("{raw} accepted as {} with {:?}", a.value, a.repairs),
+        Verdict::Accepted(a) => panic!("{raw} accepted as {} with {:?}", a.value(), a.repairs),
         Verdict::Refused(r) => r.problems.iter().map(|p| format!("{} {}", p.code, p.path)).collect(),
     }
 }

@@ -16,7 +16,7 @@ fn first(c: &Contract, raw: &str) -> (String, &'static str, String) {
             let p = &r.problems[0];
             (p.code.as_str().to_owned(), p.class.as_str(), p.path.clone())
         }
-        Verdict::Accepted(a) => panic!("{raw:?} was accepted as {}", a.value),
+        Verdict::Accepted(a) => panic!("{raw:?} was accepted as {}", a.value()),
     }
 }
 

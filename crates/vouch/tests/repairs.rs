@@ -33,7 +33,7 @@ fn repaired(c: &Contract, reply: &Value, path: &str, rule: &str, after: Value) {
         Verdict::Accepted(a) => {
             let rules: Vec<(&str, &str)> = a.repairs.iter().map(|r| (r.path.as_str(), r.rule.as_str())).collect();
             assert_eq!(rules, [(path, rule)], "{reply}");
-            assert_eq!(a.value.pointer(path), Some(&after), "{reply}");
+            assert_eq!(a.value().pointer(path), Some(&after), "{reply}");
         }
         Verdict::Refused(r) => panic!("{reply} refused: {:?}", r.problems),
     }

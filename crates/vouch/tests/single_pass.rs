@@ -252,6 +252,43 @@ fn each_way_of_reading() {
                 (r#"["b", 2] x"#, false),
             ],
         ),
+        (
+            // Keys: the name declared next is tried as raw bytes first; any
+            // other key (escaped, out of order, undeclared, a name that needs
+            // escaping) is read and looked up, and every repeat is the full
+            // path's. Strings are checked where they stand.
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "minLength": 2},
+                    "b": {"enum": ["p", "q", 3]},
+                    "c": {"type": "string", "pattern": "^[A-Z][0-9]$"},
+                    "q\"uote": {"type": "string"}
+                },
+                "required": ["a", "b"],
+                "additionalProperties": {"type": "integer"}
+            }),
+            vec![
+                (r#"{"a": "xy", "b": "p"}"#, true),
+                (r#"{"b": "q", "a": "xy"}"#, true),
+                (r#"{"b": 3, "a": "xy"}"#, true),
+                (r#"{"ab": 1, "a": "xy", "b": "p"}"#, true),
+                (r#"{"\u0061": "xy", "b": "\u0070"}"#, true),
+                (r#"{"a": "xy", "b": "p", "q\"uote": "s"}"#, true),
+                (r#"{"a": "xy", "b": "p", "c": "A1"}"#, true),
+                (r#"{"a": "xy", "b": "p", "a": "zz"}"#, false),
+                (r#"{"a": "xy", "\u0061": "zz", "b": "p"}"#, false),
+                (r#"{"a": "xy", "b": "p", "q\"uote": "s", "q\u0022uote": "t"}"#, false),
+                (r#"{"a": "xy", "b": "p", "ab": 1, "ab": 2}"#, false),
+                (r#"{"a": "x", "b": "p"}"#, false),
+                (r#"{"a": "xy", "b": "r"}"#, false),
+                (r#"{"a": "xy", "b": "3"}"#, false),
+                (r#"{"a": "xy", "b": "p", "c": "a1"}"#, false),
+                (r#"{"a": "xy", "b": "p", "z": "1"}"#, false),
+                (r#"["a", "b"]"#, false),
+                (r#""a""#, false),
+            ],
+        ),
     ];
     for (schema, replies) in &cases {
         let contract = Contract::from_value(schema.clone()).unwrap();
@@ -281,4 +318,44 @@ fn limits_are_the_full_paths() {
     let long = format!("[{}[]]", "[], ".repeat(20));
     assert!(!same_verdict(&contract, long.as_bytes(), "size"));
     assert_eq!(contract.check(&long).problems()[0].code.as_str(), "too_large");
+}
+
+#[test]
+fn many_undeclared_keys_and_their_repeats() {
+    // Past a few undeclared keys the pass looks repeats up by hash: the
+    // verdict must not change where it switches.
+    let contract =
+        Contract::from_value(json!({"type": "object", "additionalProperties": {"type": "integer"}})).unwrap();
+    for n in [15, 16, 17, 40] {
+        let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
+        let distinct = format!("{{{}}}", members.join(", "));
+        assert!(same_verdict(&contract, distinct.as_bytes(), "distinct keys"), "{n} distinct keys");
+        for repeat in [0, n / 2, n - 1] {
+            let twice = format!("{{{}, \"k{repeat}\": 0}}", members.join(", "));
+            assert!(!same_verdict(&contract, twice.as_bytes(), "a repeat"), "{n} keys, k{repeat} twice");
+            assert_eq!(contract.check(&twice).problems()[0].code.as_str(), "duplicate_key");
+        }
+    }
+}
+
+#[test]
+fn accepted_as_sent_keeps_its_text() {
+    let contract = Contract::from_value(json!({
+        "type": "object",
+        "properties": {"s": {"type": "string"}, "n": {"type": "integer", "x-vouch": {"default": 0}}}
+    }))
+    .unwrap();
+    // Accepted as sent: the text is the output (white space around it
+    // dropped), and the value read from it is the full path's.
+    let raw = "\n  {\"s\": \"caf\\u00e9\",\n \"n\": 7}  \n";
+    let vouch::Verdict::Accepted(a) = contract.check(raw) else { panic!("refused {raw:?}") };
+    assert_eq!(a.json(), "{\"s\": \"caf\\u00e9\",\n \"n\": 7}");
+    assert_eq!(a.value(), &json!({"s": "café", "n": 7}));
+    assert_eq!(a.clone().into_value(), json!({"s": "café", "n": 7}));
+    assert!(a.repairs.is_empty());
+    // Filled: the value is built, and its text is the built value's.
+    let vouch::Verdict::Accepted(a) = contract.check(r#"{"s": "x"}"#) else { panic!("refused") };
+    assert_eq!(a.json(), r#"{"s":"x","n":0}"#);
+    assert_eq!(a.repairs.len(), 1);
+    assert_eq!(a.repairs[0].path, "/n");
 }

@@ -93,7 +93,7 @@ fn base_reply(args: &Args, contract: &Contract) -> Result<Option<Value>, String>
     if let Some(path) = &args.example {
         let raw = load::reply(Some(path))?;
         return match contract.check(&raw) {
-            Verdict::Accepted(a) => Ok(Some(a.value)),
+            Verdict::Accepted(a) => Ok(Some(a.into_value())),
             Verdict::Refused(r) => Err(format!(
                 "{}: the example is refused by the contract: {}",
                 path.display(),

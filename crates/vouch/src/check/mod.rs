@@ -110,6 +110,23 @@ pub(crate) fn is_valid_here(nodes: &[Node], id: NodeId, value: &Value) -> bool {
     eval.node_here(id, value, &mut Ctx::fast()) && !eval.hazard.get()
 }
 
+/// [`is_valid_here`] for a string still borrowed from the reply, at a node
+/// without in-place applicators: no `Value` built. The same keywords as
+/// `node_here` checks on a string, in the same way.
+pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool {
+    let Some(n) = nodes.get(id) else {
+        return false;
+    };
+    // The value is only ever shown in a report, and this is the fast mode.
+    let unseen = Value::Null;
+    !n.never
+        && n.types.is_none_or(|t| t.contains(Types::STRING))
+        && n.enumeration.as_ref().is_none_or(|members| members.iter().any(|m| m.as_str() == Some(s)))
+        && n.constant.as_ref().is_none_or(|c| c.as_str() == Some(s))
+        && n.in_place().next().is_none()
+        && Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast())
+}
+
 /// Every problem of `value` against node `id`, with paths under `path`:
 /// those of the value's schema, then the hazards met inside branches.
 pub(crate) fn problems(nodes: &[Node], id: NodeId, value: &Value, path: &str, max: usize) -> Vec<Problem> {

@@ -2,35 +2,48 @@
 //!
 //! The contract is known before the reply arrives, so most replies can be
 //! checked as they are read, the way serde's typed deserialization works: at
-//! each object the key is looked up in the compiled node's property table,
-//! the member is checked in place, and only the output value is built. No
-//! generic tree is walked a second time and no path is built.
+//! each object the key is looked up in the compiled node's property table
+//! (borrowed from the text, not copied) and the member is checked in place.
+//! No generic tree is built: an accepted reply *is* its output, the JSON
+//! text vouch vouched for, and its `Value` is read from that text only when
+//! someone asks for it ([`crate::Accepted::value`]). Scalars are typed where
+//! they stand; a string is copied only where a keyword looks at it, and a
+//! subtree only where an applicator (`anyOf`, `not`…) must see it whole.
 //!
-//! This pass only ever *accepts*. Anything it is not certain of — a failed
-//! keyword, a repair that would apply — it reads on past and hands the value
-//! it read to the full path (repair, check, report), so a refused reply is
-//! still read once. What it cannot read — not strict JSON, a duplicate key,
-//! a depth limit, text around the JSON — the full path reads itself, with
-//! its own messages and unwraps. The one repair this pass makes is the
-//! commonest: a missing optional property filled with its declared default,
-//! logged exactly as the repair pass logs it. Either way the verdict is the
-//! full path's to the byte; `tests/single_pass.rs` holds the two to that on
-//! every reply we have.
+//! This pass only ever *accepts*. At the first thing it is not certain of —
+//! a failed keyword, a repair that would apply — it stops, and the full path
+//! reads the reply and judges it (repair, check, report); so does whatever it
+//! cannot read — not strict JSON, a repeated key, a depth limit, text around
+//! the JSON — with the full path's own messages and unwraps. The one repair
+//! this pass makes is the commonest: a missing optional property filled with
+//! its declared default, logged exactly as the repair pass logs it (the
+//! value is then built, with the fills in place). Either way the verdict is
+//! the full path's to the byte; `tests/single_pass.rs` holds the two to that
+//! on every reply we have.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
-use super::{is_valid, is_valid_here};
+use serde_json::Value;
+
+use super::{is_valid, is_valid_here, is_valid_string_here};
 use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
-use crate::read::parser::Parser;
+use crate::read::parser::{Parser, Scalar as ParsedScalar};
 use crate::read::read_value;
-use crate::repair::{default_of, filled, leaves_valid_scalar_alone, Repairer};
+use crate::repair::{default_of, filled, leaves_valid_scalar_alone, leaves_valid_string_alone, Repairer};
 use crate::verdict::Repair;
 
-/// The single pass cannot read on: the full path reads the reply itself.
-pub(crate) struct Undecided;
+/// Why the single pass stopped: the full path reads the reply itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// Read so far, but not vouched for: a keyword failed or a repair would apply.
+    Doubt,
+    /// Not read: not strict JSON, a repeated key, too deep.
+    Unread,
+}
 
-type Pass<T> = Result<T, Undecided>;
+type Pass<T> = Result<T, Stop>;
 
 /// How the single pass reads a value for one node, chosen once per contract.
 #[derive(Debug, Clone)]
@@ -75,6 +88,8 @@ enum Read {
 #[derive(Debug, Clone)]
 struct Fill {
     name: String,
+    /// Where the property stands among the declared ones.
+    position: usize,
     default: Value,
     required: bool,
 }
@@ -137,8 +152,8 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
             if !r.log.is_empty() || !is_valid(nodes, *id, default) {
                 return Read::Whole;
             }
-            let required = n.property_index.entry(name).is_some_and(|(_, required)| required);
-            fills.push(Fill { name: name.clone(), default: default.clone(), required });
+            let Some((position, _, required)) = n.property_index.position(name) else { return Read::Whole };
+            fills.push(Fill { name: name.clone(), position, default: default.clone(), required });
         }
         return Read::Object { required: n.property_index.required_count(), fills, strip: rules.strip_unknown };
     }
@@ -153,50 +168,52 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
 }
 
 /// What the single pass found.
-pub(crate) enum Outcome {
-    /// Vouched for: the value and the fills made (already logged as repairs).
-    Accepted(Value, Vec<Repair>),
-    /// Strict JSON, read exactly as the full path's reader reads it, but not
-    /// vouched for here (a keyword failed, or a repair would apply): the
-    /// full path judges this value without reading the reply again.
-    Read(Value),
+pub(crate) enum Outcome<'c> {
+    /// Vouched for, exactly as the text stands but for the fills listed
+    /// (each: the path of its object, the property's name, the default).
+    Accepted(Vec<(String, &'c str, &'c Value)>),
+    /// Strict JSON as far as read, but a keyword failed or a repair would
+    /// apply: the full path reads and judges it.
+    Doubted,
     /// Not read (not strict JSON, a repeated key, too deep, text around
     /// it): the full path reads the reply itself.
     Unread,
 }
 
 /// Check a whole reply in one pass.
-pub(crate) fn run(nodes: &[Node], plans: &[Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome {
-    let mut pass =
-        SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new(), doubt: false };
-    let Ok(mut value) = pass.value(root, 0) else { return Outcome::Unread };
+pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome<'c> {
+    let mut pass = SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new() };
+    match pass.value(root, 0) {
+        Ok(()) => {}
+        Err(Stop::Doubt) => return Outcome::Doubted,
+        Err(Stop::Unread) => return Outcome::Unread,
+    }
     pass.p.skip_ws();
     if pass.p.pos != text.len() {
         return Outcome::Unread;
     }
-    if pass.doubt {
-        // Hand over the reply as read: take the fills out again (each was
-        // appended to its object, so removing it restores the order read).
-        for (parent, name, _) in pass.fills.iter().rev() {
-            match value.pointer_mut(parent).and_then(Value::as_object_mut) {
-                Some(map) => {
-                    map.shift_remove(*name);
-                }
-                None => return Outcome::Unread,
-            }
-        }
-        return Outcome::Read(value);
+    Outcome::Accepted(pass.fills)
+}
+
+/// The value of a reply the single pass accepted with fills: read from the
+/// text, each default put in place (after the members read, as the repair
+/// pass puts it), and each logged as a repair. `None` only if the text does
+/// not read as it did in the pass (it always does; the caller then takes
+/// the full path).
+pub(crate) fn filled_value(
+    text: &str,
+    max_depth: usize,
+    fills: Vec<(String, &str, &Value)>,
+) -> Option<(Value, Vec<Repair>)> {
+    let (mut value, _) = read_value(text, 0, max_depth, true).ok()?;
+    let mut repairs = Vec::with_capacity(fills.len());
+    for (mut path, name, default) in fills {
+        value.pointer_mut(&path)?.as_object_mut()?.insert(name.to_owned(), default.clone());
+        path.push('/');
+        pointer::push_escaped(&mut path, name);
+        repairs.push(filled(path, default));
     }
-    let repairs = pass
-        .fills
-        .into_iter()
-        .map(|(mut path, name, d)| {
-            path.push('/');
-            pointer::push_escaped(&mut path, name);
-            filled(path, d)
-        })
-        .collect();
-    Outcome::Accepted(value, repairs)
+    Some((value, repairs))
 }
 
 struct SinglePass<'c, 't> {
@@ -209,20 +226,86 @@ struct SinglePass<'c, 't> {
     /// container being read, completed on the way out), the name and the
     /// default.
     fills: Vec<(String, &'c str, &'c Value)>,
-    /// Something was not vouched for: read on, and let the full path judge.
-    doubt: bool,
 }
 
-impl<'c> SinglePass<'c, '_> {
-    /// The value at the reader's position, for node `id`, enclosed in
+/// Which declared properties an object has had (by position), to refuse a
+/// repeat without building a map.
+enum Seen {
+    Few(u64),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn new(declared: usize) -> Self {
+        if declared <= 64 {
+            Self::Few(0)
+        } else {
+            Self::Many(vec![false; declared])
+        }
+    }
+
+    /// Mark `i` seen; false when it already was.
+    #[inline]
+    fn insert(&mut self, i: usize) -> bool {
+        match self {
+            Self::Few(bits) => {
+                let bit = 1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0);
+                let fresh = *bits & bit == 0;
+                *bits |= bit;
+                fresh
+            }
+            Self::Many(seen) => seen.get_mut(i).is_some_and(|s| !std::mem::replace(s, true)),
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        match self {
+            Self::Few(bits) => {
+                1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).is_some_and(|bit| bits & bit != 0)
+            }
+            Self::Many(seen) => seen.get(i).copied().unwrap_or(false),
+        }
+    }
+}
+
+/// The undeclared keys of an object, to refuse a repeat: a short list,
+/// hashed once it grows (a free-form map can hold a million keys).
+#[derive(Default)]
+struct Others<'t> {
+    few: Vec<Cow<'t, str>>,
+    many: HashSet<Cow<'t, str>>,
+}
+
+/// Above this many undeclared keys, look them up by hash.
+const OTHERS_SCAN_LIMIT: usize = 16;
+
+impl<'t> Others<'t> {
+    /// Note `key`; false when it was already there.
+    fn insert(&mut self, key: Cow<'t, str>) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return false;
+            }
+            if self.few.len() < OTHERS_SCAN_LIMIT {
+                self.few.push(key);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
+    }
+}
+
+impl<'c, 't> SinglePass<'c, 't> {
+    /// Check the value at the reader's position for node `id`, enclosed in
     /// `depth` containers.
-    fn value(&mut self, id: NodeId, depth: usize) -> Pass<Value> {
+    fn value(&mut self, id: NodeId, depth: usize) -> Pass<()> {
         let id = match self.plans.get(id).map(|p| &p.read) {
             Some(Read::Alias(target)) => *target,
             _ => id,
         };
         self.p.skip_ws();
-        let plan = self.plans.get(id).ok_or(Undecided)?;
+        let plan = self.plans.get(id).ok_or(Stop::Unread)?;
         match (&plan.read, self.p.peek()) {
             (Read::Object { .. }, Some(b'{')) | (Read::Array, Some(b'[')) => {
                 // Recursion follows the reply's nesting (bounded by `max_depth`):
@@ -233,56 +316,68 @@ impl<'c> SinglePass<'c, '_> {
                     self.container(id, depth)
                 }
             }
-            (_, Some(b'{' | b'[')) => {
+            (_, Some(open @ (b'{' | b'['))) => {
+                // A container where the node's type allows none is doubted
+                // unread: the full path reads and reports it.
+                let kind = if open == b'{' { Types::OBJECT } else { Types::ARRAY };
+                if self.nodes.get(id).and_then(|n| n.types).is_some_and(|t| !t.contains(kind)) {
+                    return Err(Stop::Doubt);
+                }
                 let v = self.free(depth)?;
-                Ok(self.settle(id, v, false))
+                self.settle(id, &v, false)
             }
             _ => {
-                let v = self.p.scalar().map_err(|_| Undecided)?;
+                let scalar = self.p.scalar_ref().map_err(|_| Stop::Unread)?;
                 match plan.scalar {
-                    Scalar::Typed(types) => self.doubt |= types.is_some_and(|t| !t.admits(&v)),
-                    Scalar::Here => return Ok(self.settle(id, v, true)),
-                    Scalar::Evaluate => return Ok(self.settle(id, v, false)),
+                    Scalar::Typed(types) => {
+                        if types.is_some_and(|t| !t.admits_scalar(&scalar)) {
+                            return Err(Stop::Doubt);
+                        }
+                        Ok(())
+                    }
+                    Scalar::Here => match &scalar {
+                        // A string is checked where it stands, not copied.
+                        ParsedScalar::String(text) => self.settle_string(id, text),
+                        _ => self.settle(id, &scalar.into_value(), true),
+                    },
+                    Scalar::Evaluate => self.settle(id, &scalar.into_value(), false),
                 }
-                Ok(v)
             }
         }
     }
 
-    fn container(&mut self, id: NodeId, depth: usize) -> Pass<Value> {
+    fn container(&mut self, id: NodeId, depth: usize) -> Pass<()> {
         // The same bound the reader enforces: a container opens only inside the limit.
         if depth >= self.max_depth {
-            return Err(Undecided);
+            return Err(Stop::Unread);
         }
         let (nodes, plans) = (self.nodes, self.plans);
-        let n = nodes.get(id).ok_or(Undecided)?;
+        let n = nodes.get(id).ok_or(Stop::Unread)?;
         match plans.get(id).map(|p| &p.read) {
             Some(Read::Object { required, fills, strip }) => self.object(n, *required, fills, *strip, depth),
             Some(Read::Array) => self.array(n, depth),
-            _ => Err(Undecided),
+            _ => Err(Stop::Unread),
         }
     }
 
-    /// A value no keyword constrains: read it whole.
+    /// A value no keyword constrains, or one an applicator must see whole:
+    /// read it (the reader refuses what the full path would).
     fn free(&mut self, depth: usize) -> Pass<Value> {
         let (v, end) =
-            read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false).map_err(|_| Undecided)?;
+            read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false).map_err(|_| Stop::Unread)?;
         self.p.pos = end;
         Ok(v)
     }
 
     /// A value read whole: doubted unless valid for the node and no repair
     /// would touch it. `scalar_here`: a scalar at a node without in-place
-    /// applicators. The value is returned as read either way.
-    fn settle(&mut self, id: NodeId, v: Value, scalar_here: bool) -> Value {
-        let Some(n) = self.nodes.get(id) else {
-            self.doubt = true;
-            return v;
-        };
+    /// applicators.
+    fn settle(&self, id: NodeId, v: &Value, scalar_here: bool) -> Pass<()> {
+        let n = self.nodes.get(id).ok_or(Stop::Doubt)?;
         if n.policy_below {
             let untouched = if scalar_here {
                 // Only the node's own rules can apply to a scalar.
-                leaves_valid_scalar_alone(n, &v)
+                leaves_valid_scalar_alone(n, v)
             } else {
                 let mut probe = v.clone();
                 let mut r = Repairer::new(self.nodes);
@@ -290,13 +385,25 @@ impl<'c> SinglePass<'c, '_> {
                 r.log.is_empty()
             };
             if !untouched {
-                self.doubt = true;
-                return v;
+                return Err(Stop::Doubt);
             }
         }
-        let valid = if scalar_here { is_valid_here(self.nodes, id, &v) } else { is_valid(self.nodes, id, &v) };
-        self.doubt |= !valid;
-        v
+        let valid = if scalar_here { is_valid_here(self.nodes, id, v) } else { is_valid(self.nodes, id, v) };
+        if valid {
+            Ok(())
+        } else {
+            Err(Stop::Doubt)
+        }
+    }
+
+    /// A string at a node without in-place applicators, as borrowed from
+    /// the reply: [`Self::settle`] without building a value.
+    fn settle_string(&self, id: NodeId, text: &str) -> Pass<()> {
+        let n = self.nodes.get(id).ok_or(Stop::Doubt)?;
+        if (n.policy_below && !leaves_valid_string_alone(n, text)) || !is_valid_string_here(self.nodes, id, text) {
+            return Err(Stop::Doubt);
+        }
+        Ok(())
     }
 
     /// Skip white space and one expected byte.
@@ -307,7 +414,7 @@ impl<'c> SinglePass<'c, '_> {
             self.p.pos += 1;
             Ok(())
         } else {
-            Err(Undecided)
+            Err(Stop::Unread)
         }
     }
 
@@ -346,99 +453,124 @@ impl<'c> SinglePass<'c, '_> {
                 self.p.pos += 1;
                 Ok(false)
             }
-            _ => Err(Undecided),
+            _ => Err(Stop::Unread),
         }
     }
 
     /// A member or item for `child` (none: unconstrained), with the fills
     /// found inside it placed under `segment`.
-    // Always inlined: a call of its own in the recursion costs a frame and a move per item.
+    // Always inlined: a call of its own in the recursion costs a frame per item.
     #[inline(always)]
-    fn item(&mut self, child: Option<NodeId>, depth: usize, segment: &dyn Fn() -> String) -> Pass<Value> {
+    fn item(&mut self, child: Option<NodeId>, depth: usize, segment: &dyn Fn() -> String) -> Pass<()> {
         let before = self.fills.len();
-        let v = match child {
+        match child {
             Some(id) => self.value(id, depth + 1)?,
             None => {
                 self.p.skip_ws();
-                self.free(depth + 1)?
+                self.free(depth + 1)?;
             }
-        };
+        }
         if self.fills.len() > before {
             self.within(before, &segment());
         }
-        Ok(v)
+        Ok(())
     }
 
-    fn object(&mut self, n: &Node, required: usize, fills: &'c [Fill], strip: bool, depth: usize) -> Pass<Value> {
+    fn object(&mut self, n: &Node, required: usize, fills: &'c [Fill], strip: bool, depth: usize) -> Pass<()> {
         self.p.pos += 1; // '{'
                          // This object's own fills come before those found inside its members,
                          // as the repair pass logs them.
         let first_fill = self.fills.len();
-        let mut map = Map::with_capacity(n.properties.len());
+        let mut seen = Seen::new(n.property_index.len());
+        let mut others = Others::default();
+        let mut members: u64 = 0;
         let mut required_seen = 0;
+        // The position of the declared property expected next.
+        let mut next = 0;
         let mut more = !self.closes_at_once(b'}');
         while more {
             self.p.skip_ws();
             if self.p.peek() != Some(b'"') {
-                return Err(Undecided);
+                return Err(Stop::Unread);
             }
-            let key = self.p.string().map_err(|_| Undecided)?;
+            // Replies mostly list members in the contract's order: try the
+            // name declared next as raw bytes before reading a key.
+            let predicted = n.property_index.plain_at(next).filter(|(name, _, _)| self.p.quoted(name));
+            let (key, found): (Cow<'t, str>, _) = match predicted {
+                Some((name, id, required)) => (Cow::Owned(String::new()), Some((next, id, required, name))),
+                None => {
+                    let key = self.p.string_cow().map_err(|_| Stop::Unread)?;
+                    let found = n.property_index.position(&key).map(|(i, id, required)| (i, id, required, ""));
+                    (key, found)
+                }
+            };
             self.consume(b':')?;
-            let child = match n.property_index.entry(&key) {
-                Some((id, is_required)) => {
+            // A repeated key (also one equal only after unescaping) is the
+            // full path's to refuse.
+            let child = match found.map(|(i, id, required, _)| (i, id, required)) {
+                Some((i, id, is_required)) => {
+                    if !seen.insert(i) {
+                        return Err(Stop::Unread);
+                    }
                     required_seen += usize::from(is_required);
+                    next = i + 1;
                     Some(id)
                 }
                 None => {
                     // An undeclared key: stripped, refused, or read as consumers would not.
-                    self.doubt |= strip || (n.plain_keys && hazardous_key(&key));
-                    match n.additional_properties {
-                        Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => {
-                            self.doubt = true;
-                            None
-                        }
-                        other => other,
+                    if strip || (n.plain_keys && hazardous_key(&key)) {
+                        return Err(Stop::Doubt);
                     }
+                    let child = match n.additional_properties {
+                        Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => return Err(Stop::Doubt),
+                        other => other,
+                    };
+                    if !others.insert(key.clone()) {
+                        return Err(Stop::Unread);
+                    }
+                    child
                 }
             };
-            let v = self.item(child, depth, &|| key.clone())?;
-            // A repeated key (also one equal only after unescaping) is the full path's to refuse.
-            if map.insert(key, v).is_some() {
-                return Err(Undecided);
-            }
+            let name = found.map_or("", |(_, _, _, name)| name);
+            self.item(child, depth, &|| if name.is_empty() { key.to_string() } else { name.to_owned() })?;
+            members += 1;
             more = self.another(b'}')?;
         }
         let mut own = Vec::new();
         for fill in fills {
-            if !map.contains_key(&fill.name) {
+            if !seen.contains(fill.position) {
                 required_seen += usize::from(fill.required);
-                map.insert(fill.name.clone(), fill.default.clone());
+                members += 1;
                 own.push((String::new(), fill.name.as_str(), &fill.default));
             }
         }
-        let len = map.len() as u64;
-        self.doubt |= required_seen != required
-            || n.min_properties.is_some_and(|min| len < min)
-            || n.max_properties.is_some_and(|max| len > max);
+        if required_seen != required
+            || n.min_properties.is_some_and(|min| members < min)
+            || n.max_properties.is_some_and(|max| members > max)
+        {
+            return Err(Stop::Doubt);
+        }
         if !own.is_empty() {
             let at = first_fill.min(self.fills.len());
             self.fills.splice(at..at, own);
         }
-        Ok(Value::Object(map))
+        Ok(())
     }
 
-    fn array(&mut self, n: &Node, depth: usize) -> Pass<Value> {
+    fn array(&mut self, n: &Node, depth: usize) -> Pass<()> {
         self.p.pos += 1; // '['
-        let mut items = Vec::new();
+        let mut index = 0usize;
         let mut more = !self.closes_at_once(b']');
         while more {
-            let index = items.len();
             let child = n.prefix_items.get(index).copied().or(n.items);
-            items.push(self.item(child, depth, &|| index.to_string())?);
+            self.item(child, depth, &|| index.to_string())?;
+            index += 1;
             more = self.another(b']')?;
         }
-        let len = items.len() as u64;
-        self.doubt |= n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max);
-        Ok(Value::Array(items))
+        let len = index as u64;
+        if n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max) {
+            return Err(Stop::Doubt);
+        }
+        Ok(())
     }
 }

@@ -150,19 +150,29 @@ impl Contract {
             if let Ok(text) = std::str::from_utf8(raw) {
                 // Most replies are decided in one pass over the bytes; the
                 // full path below decides the rest, and every refusal.
-                match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
-                    single_pass::Outcome::Accepted(value, repairs) => return self.vouch(value, repairs),
-                    single_pass::Outcome::Read(value) if !self.repairs => {
-                        // Without repairs, a doubt is a failed keyword: report it
-                        // straight away (a fast check would only say so again).
+                let doubted = match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
+                    single_pass::Outcome::Accepted(fills) if fills.is_empty() => {
+                        return self.vouch(Accepted::as_sent(text, self.limits.max_depth));
+                    }
+                    single_pass::Outcome::Accepted(fills) => {
+                        match single_pass::filled_value(text, self.limits.max_depth, fills) {
+                            Some((value, repairs)) => return self.vouch(Accepted::built(value, repairs)),
+                            None => false,
+                        }
+                    }
+                    single_pass::Outcome::Doubted => true,
+                    single_pass::Outcome::Unread => false,
+                };
+                if doubted && !self.repairs {
+                    // Without repairs, a doubt is a failed keyword: report it
+                    // straight away (a fast check would only say so again).
+                    if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap) {
                         let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
                         if !problems.is_empty() {
                             return Verdict::refuse(problems);
                         }
                         return self.judge(value, Vec::new());
                     }
-                    single_pass::Outcome::Read(value) => return self.judge(value, Vec::new()),
-                    single_pass::Outcome::Unread => {}
                 }
                 return match read::read_text(text, &self.limits, self.unwrap) {
                     Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
@@ -226,16 +236,17 @@ impl Contract {
             let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
             return Verdict::refuse(problems);
         }
-        self.vouch(value, repairs)
+        self.vouch(Accepted::built(value, repairs))
     }
 
     /// Accept a valid value, with the gate findings on it.
-    fn vouch(&self, value: Value, repairs: Vec<Repair>) -> Verdict {
-        let mut findings = Vec::new();
+    fn vouch(&self, mut accepted: Accepted) -> Verdict {
         if self.findings {
-            crate::findings::collect(&self.nodes, self.root, &value, &mut String::new(), &mut findings);
+            let mut findings = Vec::new();
+            crate::findings::collect(&self.nodes, self.root, accepted.value(), &mut String::new(), &mut findings);
+            accepted.findings = findings;
         }
-        Verdict::Accepted(Accepted { value, repairs, findings })
+        Verdict::Accepted(accepted)
     }
 }
 

@@ -8,6 +8,7 @@ use regex::Regex;
 use serde_json::{Number, Value};
 
 use crate::check::format::Format;
+use crate::read::parser::Scalar;
 
 /// Index of a node in the contract's arena.
 pub(crate) type NodeId = usize;
@@ -18,6 +19,9 @@ pub(crate) type NodeId = usize;
 pub(crate) struct PropertyIndex {
     /// Name, node, and whether the property is required.
     names: Vec<(Box<str>, NodeId, bool)>,
+    /// Per name: whether it is written in JSON exactly as it reads (no
+    /// quote, backslash or control character to escape).
+    plain: Vec<bool>,
     /// Only for objects with many properties: name → position in `names`.
     hashed: Option<HashMap<Box<str>, usize, FnvBuild>>,
 }
@@ -31,17 +35,40 @@ impl PropertyIndex {
             properties.iter().map(|(k, id)| (k.as_str().into(), *id, required.contains(k))).collect();
         let hashed =
             (names.len() > SCAN_LIMIT).then(|| names.iter().enumerate().map(|(i, (k, _, _))| (k.clone(), i)).collect());
-        Self { names, hashed }
+        let plain = names.iter().map(|(k, _, _)| !k.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)).collect();
+        Self { names, plain, hashed }
+    }
+
+    /// The declared property at `position`, when its name is written in
+    /// JSON as it reads: name, node, required.
+    #[inline]
+    pub fn plain_at(&self, position: usize) -> Option<(&str, NodeId, bool)> {
+        if !self.plain.get(position).copied().unwrap_or(false) {
+            return None;
+        }
+        self.names.get(position).map(|(k, id, required)| (&**k, *id, *required))
     }
 
     /// The node of a declared property, and whether it is required.
     #[inline]
     pub fn entry(&self, key: &str) -> Option<(NodeId, bool)> {
-        let found = match &self.hashed {
-            Some(h) => h.get(key).and_then(|&i| self.names.get(i)),
-            None => self.names.iter().find(|(k, _, _)| k.len() == key.len() && **k == *key),
-        };
-        found.map(|(_, id, required)| (*id, *required))
+        self.position(key).map(|(_, id, required)| (id, required))
+    }
+
+    /// Where a declared property stands in declaration order, its node, and
+    /// whether it is required.
+    #[inline]
+    pub fn position(&self, key: &str) -> Option<(usize, NodeId, bool)> {
+        let i = match &self.hashed {
+            Some(h) => h.get(key).copied(),
+            None => self.names.iter().position(|(k, _, _)| k.len() == key.len() && **k == *key),
+        }?;
+        self.names.get(i).map(|(_, id, required)| (i, *id, *required))
+    }
+
+    /// How many properties are declared.
+    pub fn len(&self) -> usize {
+        self.names.len()
     }
 
     /// How many declared properties are required.
@@ -135,6 +162,16 @@ impl Types {
             Value::String(_) => self.contains(Self::STRING),
             Value::Array(_) => self.contains(Self::ARRAY),
             Value::Object(_) => self.contains(Self::OBJECT),
+        }
+    }
+
+    /// Whether a scalar as read is of a type in this set.
+    pub fn admits_scalar(self, value: &Scalar<'_>) -> bool {
+        match value {
+            Scalar::Null => self.contains(Self::NULL),
+            Scalar::Bool(_) => self.contains(Self::BOOLEAN),
+            Scalar::Number(n) => self.contains(Self::NUMBER) || (self.contains(Self::INTEGER) && is_integer(n)),
+            Scalar::String(_) => self.contains(Self::STRING),
         }
     }
 

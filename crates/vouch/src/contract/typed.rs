@@ -110,14 +110,14 @@ impl Contract {
     pub fn check_as<T: DeserializeOwned>(&self, raw: impl AsRef<[u8]>) -> Result<Vouched<T>, Refused> {
         match self.check(raw) {
             Verdict::Refused(r) => Err(r),
-            Verdict::Accepted(a) => match T::deserialize(&a.value) {
+            Verdict::Accepted(a) => match T::deserialize(a.value()) {
                 Ok(value) => Ok(Vouched { value, repairs: a.repairs, findings: a.findings }),
                 Err(e) => Err(Refused {
                     problems: vec![Problem::new(
                         ProblemCode::WrongType,
                         "",
                         std::any::type_name::<T>().to_owned(),
-                        crate::verdict::excerpt(&a.value),
+                        crate::verdict::excerpt(a.value()),
                         &format!("the accepted value does not fit the type {}: {e}", std::any::type_name::<T>()),
                     )],
                 }),

@@ -7,6 +7,8 @@
 //! million-deep reply costs one small allocation per open level and is
 //! refused at the limit.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 use crate::verdict::ProblemCode;
@@ -19,6 +21,27 @@ pub(crate) struct ReadError {
     /// JSON Pointer of the offending member, where one is known.
     pub path: String,
     pub detail: String,
+}
+
+/// A scalar as read, before it becomes a [`Value`] (a string without
+/// escapes still borrowed from the text).
+#[derive(Debug)]
+pub(crate) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+}
+
+impl Scalar<'_> {
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Self::Null => Value::Null,
+            Self::Bool(b) => Value::Bool(b),
+            Self::Number(n) => Value::Number(n),
+            Self::String(s) => Value::String(s.into_owned()),
+        }
+    }
 }
 
 /// An open container on the explicit stack.
@@ -351,17 +374,22 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn scalar(&mut self) -> Result<Value, ReadError> {
+        self.scalar_ref().map(Scalar::into_value)
+    }
+
+    /// A scalar, its string (if any) borrowed from the text where it can be.
+    pub(crate) fn scalar_ref(&mut self) -> Result<Scalar<'a>, ReadError> {
         match self.peek() {
-            Some(b'"') => Ok(Value::String(self.string()?)),
-            Some(b't') => self.literal("true", Value::Bool(true)),
-            Some(b'f') => self.literal("false", Value::Bool(false)),
-            Some(b'n') => self.literal("null", Value::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b'"') => Ok(Scalar::String(self.string_cow()?)),
+            Some(b't') => self.literal("true", Scalar::Bool(true)),
+            Some(b'f') => self.literal("false", Scalar::Bool(false)),
+            Some(b'n') => self.literal("null", Scalar::Null),
+            Some(b'-' | b'0'..=b'9') => self.number().map(Scalar::Number),
             _ => Err(self.eof_or("expected a value")),
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value) -> Result<Value, ReadError> {
+    fn literal<T>(&mut self, word: &str, value: T) -> Result<T, ReadError> {
         for &expected in word.as_bytes() {
             match self.peek() {
                 Some(b) if b == expected => self.pos += 1,
@@ -379,7 +407,7 @@ impl<'a> Parser<'a> {
         self.pos - start
     }
 
-    fn number(&mut self) -> Result<Value, ReadError> {
+    fn number(&mut self) -> Result<Number, ReadError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -417,12 +445,12 @@ impl<'a> Parser<'a> {
         let text = self.text.get(start..self.pos).unwrap_or_default();
         let number = if integer { small_integer(text).or_else(|| big_integer(text)) } else { short_decimal(text) };
         if let Some(n) = number {
-            return Ok(Value::Number(n));
+            return Ok(n);
         }
         // Rust's float parser is correctly rounded; it yields infinity on
         // overflow, which JSON cannot carry and a consumer would read differently.
         match text.parse::<f64>().ok().and_then(Number::from_f64) {
-            Some(n) => Ok(Value::Number(n)),
+            Some(n) => Ok(n),
             None => Err(ReadError {
                 code: ProblemCode::NumberOverflow,
                 offset: start,
@@ -432,26 +460,46 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// When the text at `pos` is exactly `"name"` (a name needing no
+    /// escape), step past it.
+    #[inline]
+    pub(crate) fn quoted(&mut self, name: &str) -> bool {
+        let end = self.pos + name.len() + 2;
+        let hit = self.bytes.get(self.pos..end).is_some_and(|q| {
+            q.first() == Some(&b'"') && q.last() == Some(&b'"') && q.get(1..q.len() - 1) == Some(name.as_bytes())
+        });
+        if hit {
+            self.pos = end;
+        }
+        hit
+    }
+
     /// A string, the opening quote at `pos`.
     pub(crate) fn string(&mut self) -> Result<String, ReadError> {
+        self.string_cow().map(Cow::into_owned)
+    }
+
+    /// A string, the opening quote at `pos`: borrowed from the text when it
+    /// holds no escape (the common case: no allocation at all).
+    pub(crate) fn string_cow(&mut self) -> Result<Cow<'a, str>, ReadError> {
         self.pos += 1;
         let mut out = String::new();
         loop {
-            // Copy the run up to the next quote, escape or control character in one go.
+            // Take the run up to the next quote, escape or control character in one go.
             let run_start = self.pos;
             self.pos = plain_run_end(self.bytes, self.pos);
-            let run = self.text.get(run_start..self.pos).unwrap_or_default();
+            let text: &'a str = self.text;
+            let run = text.get(run_start..self.pos).unwrap_or_default();
             if out.is_empty() && self.peek() == Some(b'"') {
-                // The common case: no escapes. One exact allocation.
                 self.pos += 1;
-                return Ok(run.to_owned());
+                return Ok(Cow::Borrowed(run));
             }
             out.push_str(run);
             match self.peek() {
                 None => return Err(self.eof_or("unterminated string")),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     self.pos += 1;
