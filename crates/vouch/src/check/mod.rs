@@ -10,6 +10,7 @@ mod equal;
 pub(crate) mod format;
 pub(crate) mod pattern;
 pub(crate) mod single_pass;
+pub(crate) mod streamed_report;
 
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -73,6 +74,17 @@ impl Ctx {
         self.problems.len() < self.max
     }
 
+    /// [`Self::fail`] with a problem built whole, from the path.
+    fn fail_with(&mut self, problem: impl FnOnce(&str) -> Problem) -> bool {
+        if !self.report {
+            return false;
+        }
+        if self.problems.len() < self.max {
+            self.problems.push(problem(&self.path));
+        }
+        self.problems.len() < self.max
+    }
+
     fn enter(&mut self, segment: &str) -> usize {
         let len = self.path.len();
         if self.paths {
@@ -125,6 +137,45 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
         && n.constant.as_ref().is_none_or(|c| c.as_str() == Some(s))
         && n.in_place().next().is_none()
         && Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast())
+}
+
+/// The problems of one subtree, in the order the whole walk meets them:
+/// `None` when a hazard met inside a branch would be reported at the end of
+/// the whole walk instead (the caller then takes the full path).
+pub(crate) fn problems_in_order(
+    nodes: &[Node],
+    id: NodeId,
+    value: &Value,
+    path: &str,
+    max: usize,
+) -> Option<Vec<Problem>> {
+    let mut ctx = Ctx::reporting(path, max);
+    let eval = Eval::new(nodes);
+    eval.node(id, value, &mut ctx);
+    eval.hazards.take().is_empty().then_some(ctx.problems)
+}
+
+/// The problems of one undeclared member of an object at node `object`
+/// (`additionalProperties`), with `path` the member's own; `None` as
+/// [`problems_in_order`].
+pub(crate) fn member_problems(
+    nodes: &[Node],
+    object: NodeId,
+    key: &str,
+    item: &Value,
+    path: &str,
+    max: usize,
+) -> Option<Vec<Problem>> {
+    let n = nodes.get(object)?;
+    let mut ctx = Ctx::reporting(path, max);
+    let eval = Eval::new(nodes);
+    eval.member(n, key, item, &mut ctx, &mut 0);
+    eval.hazards.take().is_empty().then_some(ctx.problems)
+}
+
+/// A required property the reply left out, at `path` (the property's own).
+pub(crate) fn missing(path: &str) -> Problem {
+    Problem::new(ProblemCode::Missing, path, "a value".into(), String::new(), "required property is missing")
 }
 
 /// Every problem of `value` against node `id`, with paths under `path`:
@@ -554,12 +605,7 @@ impl Eval<'_> {
             if !here {
                 ok = false;
                 let mark = ctx.enter(name);
-                let go_on = ctx.fail(
-                    ProblemCode::Missing,
-                    || "a value".into(),
-                    &Value::Null,
-                    || "required property is missing".into(),
-                );
+                let go_on = ctx.fail_with(missing);
                 ctx.leave(mark);
                 if !go_on {
                     return false;

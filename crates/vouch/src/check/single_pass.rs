@@ -29,10 +29,10 @@ use serde_json::Value;
 use super::{is_valid, is_valid_here, is_valid_string_here};
 use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
-use crate::read::parser::{Parser, Scalar as ParsedScalar};
+use crate::read::parser::{Parser, ReadError, Scalar as ParsedScalar, COLON, IN_ARRAY, IN_OBJECT, KEY};
 use crate::read::read_value;
 use crate::repair::{default_of, filled, leaves_valid_scalar_alone, leaves_valid_string_alone, Repairer};
-use crate::verdict::Repair;
+use crate::verdict::{ProblemCode, Repair};
 
 /// Why the single pass stopped: the full path reads the reply itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,13 +48,13 @@ type Pass<T> = Result<T, Stop>;
 /// How the single pass reads a value for one node, chosen once per contract.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    read: Read,
+    pub(super) read: Read,
     /// How a scalar is checked at this node.
-    scalar: Scalar,
+    pub(super) scalar: Scalar,
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Scalar {
+pub(super) enum Scalar {
     /// Nothing but an optional `type` (and no integer-only range check):
     /// the type decides.
     Typed(Option<Types>),
@@ -65,7 +65,7 @@ enum Scalar {
 }
 
 #[derive(Debug, Clone)]
-enum Read {
+pub(super) enum Read {
     /// Read the value whole, then check it with the evaluator (and, when a
     /// repair below could apply, make sure none does).
     Whole,
@@ -86,7 +86,7 @@ enum Read {
 
 /// A declared property with a default, filled when the reply leaves it out.
 #[derive(Debug, Clone)]
-struct Fill {
+pub(super) struct Fill {
     name: String,
     /// Where the property stands among the declared ones.
     position: usize,
@@ -176,21 +176,22 @@ pub(crate) enum Outcome<'c> {
     /// apply: the full path reads and judges it.
     Doubted,
     /// Not read (not strict JSON, a repeated key, too deep, text around
-    /// it): the full path reads the reply itself.
-    Unread,
+    /// it): the full path reads the reply itself. With the error the full
+    /// path's reader gives, where this pass found that very error.
+    Unread(Option<ReadError>),
 }
 
 /// Check a whole reply in one pass.
 pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome<'c> {
-    let mut pass = SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new() };
+    let mut pass = SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new(), error: None };
     match pass.value(root, 0) {
         Ok(()) => {}
         Err(Stop::Doubt) => return Outcome::Doubted,
-        Err(Stop::Unread) => return Outcome::Unread,
+        Err(Stop::Unread) => return Outcome::Unread(pass.error),
     }
     pass.p.skip_ws();
     if pass.p.pos != text.len() {
-        return Outcome::Unread;
+        return Outcome::Unread(Some(pass.p.trailing()));
     }
     Outcome::Accepted(pass.fills)
 }
@@ -226,17 +227,19 @@ struct SinglePass<'c, 't> {
     /// container being read, completed on the way out), the name and the
     /// default.
     fills: Vec<(String, &'c str, &'c Value)>,
+    /// Why reading stopped, when it is exactly the full path reader's error.
+    error: Option<ReadError>,
 }
 
 /// Which declared properties an object has had (by position), to refuse a
 /// repeat without building a map.
-enum Seen {
+pub(super) enum Seen {
     Few(u64),
     Many(Vec<bool>),
 }
 
 impl Seen {
-    fn new(declared: usize) -> Self {
+    pub(super) fn new(declared: usize) -> Self {
         if declared <= 64 {
             Self::Few(0)
         } else {
@@ -246,7 +249,7 @@ impl Seen {
 
     /// Mark `i` seen; false when it already was.
     #[inline]
-    fn insert(&mut self, i: usize) -> bool {
+    pub(super) fn insert(&mut self, i: usize) -> bool {
         match self {
             Self::Few(bits) => {
                 let bit = 1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0);
@@ -258,7 +261,7 @@ impl Seen {
         }
     }
 
-    fn contains(&self, i: usize) -> bool {
+    pub(super) fn contains(&self, i: usize) -> bool {
         match self {
             Self::Few(bits) => {
                 1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).is_some_and(|bit| bits & bit != 0)
@@ -271,7 +274,7 @@ impl Seen {
 /// The undeclared keys of an object, to refuse a repeat: a short list,
 /// hashed once it grows (a free-form map can hold a million keys).
 #[derive(Default)]
-struct Others<'t> {
+pub(super) struct Others<'t> {
     few: Vec<Cow<'t, str>>,
     many: HashSet<Cow<'t, str>>,
 }
@@ -281,7 +284,7 @@ const OTHERS_SCAN_LIMIT: usize = 16;
 
 impl<'t> Others<'t> {
     /// Note `key`; false when it was already there.
-    fn insert(&mut self, key: Cow<'t, str>) -> bool {
+    pub(super) fn insert(&mut self, key: Cow<'t, str>) -> bool {
         if self.many.is_empty() {
             if self.few.contains(&key) {
                 return false;
@@ -327,7 +330,7 @@ impl<'c, 't> SinglePass<'c, 't> {
                 self.settle(id, &v, false)
             }
             _ => {
-                let scalar = self.p.scalar_ref().map_err(|_| Stop::Unread)?;
+                let scalar = self.p.scalar_ref().map_err(|e| self.unread(e))?;
                 match plan.scalar {
                     Scalar::Typed(types) => {
                         if types.is_some_and(|t| !t.admits_scalar(&scalar)) {
@@ -349,6 +352,8 @@ impl<'c, 't> SinglePass<'c, 't> {
     fn container(&mut self, id: NodeId, depth: usize) -> Pass<()> {
         // The same bound the reader enforces: a container opens only inside the limit.
         if depth >= self.max_depth {
+            // Counted as the full path's reader counts: the error is its own.
+            self.error = Some(self.p.too_deep(self.max_depth));
             return Err(Stop::Unread);
         }
         let (nodes, plans) = (self.nodes, self.plans);
@@ -363,8 +368,8 @@ impl<'c, 't> SinglePass<'c, 't> {
     /// A value no keyword constrains, or one an applicator must see whole:
     /// read it (the reader refuses what the full path would).
     fn free(&mut self, depth: usize) -> Pass<Value> {
-        let (v, end) =
-            read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false).map_err(|_| Stop::Unread)?;
+        let (v, end) = read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false)
+            .map_err(|e| self.unread(e))?;
         self.p.pos = end;
         Ok(v)
     }
@@ -406,15 +411,27 @@ impl<'c, 't> SinglePass<'c, 't> {
         Ok(())
     }
 
-    /// Skip white space and one expected byte.
+    /// Stop reading, keeping the reader's error when it is exactly the one
+    /// the full path's reader gives here: a syntax error (no path, offsets
+    /// in the whole text). Depth, repeats and overflow say where from the
+    /// root, which a reader of one value does not know.
+    #[cold]
+    fn unread(&mut self, e: ReadError) -> Stop {
+        if matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated) {
+            self.error = Some(e);
+        }
+        Stop::Unread
+    }
+
+    /// Skip white space and the colon after a key.
     #[inline]
-    fn consume(&mut self, byte: u8) -> Pass<()> {
+    fn colon(&mut self) -> Pass<()> {
         self.p.skip_ws();
-        if self.p.peek() == Some(byte) {
+        if self.p.peek() == Some(b':') {
             self.p.pos += 1;
             Ok(())
         } else {
-            Err(Stop::Unread)
+            Err(self.unread(self.p.expected(COLON)))
         }
     }
 
@@ -453,7 +470,7 @@ impl<'c, 't> SinglePass<'c, 't> {
                 self.p.pos += 1;
                 Ok(false)
             }
-            _ => Err(Stop::Unread),
+            _ => Err(self.unread(self.p.expected(if close == b'}' { IN_OBJECT } else { IN_ARRAY }))),
         }
     }
 
@@ -491,7 +508,7 @@ impl<'c, 't> SinglePass<'c, 't> {
         while more {
             self.p.skip_ws();
             if self.p.peek() != Some(b'"') {
-                return Err(Stop::Unread);
+                return Err(self.unread(self.p.expected(KEY)));
             }
             // Replies mostly list members in the contract's order: try the
             // name declared next as raw bytes before reading a key.
@@ -499,12 +516,12 @@ impl<'c, 't> SinglePass<'c, 't> {
             let (key, found): (Cow<'t, str>, _) = match predicted {
                 Some((name, id, required)) => (Cow::Owned(String::new()), Some((next, id, required, name))),
                 None => {
-                    let key = self.p.string_cow().map_err(|_| Stop::Unread)?;
+                    let key = self.p.string_cow().map_err(|e| self.unread(e))?;
                     let found = n.property_index.position(&key).map(|(i, id, required)| (i, id, required, ""));
                     (key, found)
                 }
             };
-            self.consume(b':')?;
+            self.colon()?;
             // A repeated key (also one equal only after unescaping) is the
             // full path's to refuse.
             let child = match found.map(|(i, id, required, _)| (i, id, required)) {

@@ -161,11 +161,26 @@ impl Contract {
                         }
                     }
                     single_pass::Outcome::Doubted => true,
-                    single_pass::Outcome::Unread => false,
+                    single_pass::Outcome::Unread(Some(e)) if read::refused_as_read(text, &e, self.unwrap) => {
+                        // The very error the full path's reader would stop at.
+                        return Verdict::refuse(vec![*read::read_refusal(text, &e, self.unwrap)]);
+                    }
+                    single_pass::Outcome::Unread(_) => false,
                 };
                 if doubted && !self.repairs {
                     // Without repairs, a doubt is a failed keyword: report it
-                    // straight away (a fast check would only say so again).
+                    // straight away (a fast check would only say so again),
+                    // while reading, where the walk's order allows.
+                    if let Some(problems) = check::streamed_report::report(
+                        &self.nodes,
+                        &self.plans,
+                        self.root,
+                        text,
+                        self.limits.max_depth,
+                        self.limits.max_problems,
+                    ) {
+                        return Verdict::refuse(problems);
+                    }
                     if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap) {
                         let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
                         if !problems.is_empty() {
@@ -208,6 +223,32 @@ impl Contract {
                     single_pass::Outcome::Accepted(..)
                 )
             })
+    }
+
+    /// Whether this reply is refused without the full path: its read error
+    /// found by the single pass, or its report found while reading (for
+    /// tests and benchmarks; not part of the API).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn refuses_in_one_pass(&self, raw: impl AsRef<[u8]>) -> bool {
+        let raw = raw.as_ref();
+        if raw.len() > self.limits.max_bytes {
+            return false;
+        }
+        let Ok(text) = std::str::from_utf8(raw) else { return false };
+        match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
+            single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
+            single_pass::Outcome::Doubted if !self.repairs => check::streamed_report::report(
+                &self.nodes,
+                &self.plans,
+                self.root,
+                text,
+                self.limits.max_depth,
+                self.limits.max_problems,
+            )
+            .is_some(),
+            _ => false,
+        }
     }
 
     /// Check a value that was already parsed (for example a stored last good

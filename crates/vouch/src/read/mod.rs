@@ -114,13 +114,27 @@ pub(crate) fn read_text(text: &str, limits: &Limits, unwrap: Unwrap) -> Result<(
                     return found.map_err(|e| Box::new(read_problem(text, &e)));
                 }
             }
-            let mut p = read_problem(text, &e);
-            if e.code == ProblemCode::NotJson && unwrap::fence_body(text).is_some() && !unwrap.fence {
-                p.message.push_str(" (the reply is a Markdown code fence, which this contract does not unwrap)");
-            }
-            Err(Box::new(p))
+            Err(read_refusal(text, &e, unwrap))
         }
     }
+}
+
+/// The refusal of a reply that does not read as JSON, once unwrapping (if
+/// declared) found nothing: the read problem, with a hint for a code fence
+/// the contract does not unwrap.
+pub(crate) fn read_refusal(text: &str, e: &parser::ReadError, unwrap: Unwrap) -> Box<Problem> {
+    let mut p = read_problem(text, e);
+    if e.code == ProblemCode::NotJson && unwrap::fence_body(text).is_some() && !unwrap.fence {
+        p.message.push_str(" (the reply is a Markdown code fence, which this contract does not unwrap)");
+    }
+    Box::new(p)
+}
+
+/// Whether the full path, reading `text`, would refuse it with exactly the
+/// read error `e` (found by another reader of the same grammar at the same
+/// place): a reply that is not empty, where no unwrap is tried for `e`.
+pub(crate) fn refused_as_read(text: &str, e: &parser::ReadError, unwrap: Unwrap) -> bool {
+    !text.trim().is_empty() && (unwrap.is_none() || !matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText))
 }
 
 #[cfg(test)]

@@ -23,6 +23,13 @@ pub(crate) struct ReadError {
     pub detail: String,
 }
 
+/// What was expected where reading stopped, as the errors say it (shared
+/// with the schema-directed pass, whose errors must be these to the byte).
+pub(crate) const KEY: &str = "expected a quoted key";
+pub(crate) const COLON: &str = "expected ':' after a key";
+pub(crate) const IN_ARRAY: &str = "expected ',' or ']' in an array";
+pub(crate) const IN_OBJECT: &str = "expected ',' or '}' in an object";
+
 /// A scalar as read, before it becomes a [`Value`] (a string without
 /// escapes still borrowed from the text).
 #[derive(Debug)]
@@ -69,7 +76,7 @@ pub(crate) fn read_value(text: &str, start: usize, max_depth: usize, whole: bool
     if whole {
         p.skip_ws();
         if p.pos < p.bytes.len() {
-            return Err(p.err(ProblemCode::TrailingText, "text after the JSON value"));
+            return Err(p.trailing());
         }
     }
     Ok((value, end))
@@ -211,6 +218,22 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The error the whole-value reader gives where `what` was expected
+    /// (for the schema-directed pass, which reads the same grammar).
+    pub(crate) fn expected(&self, what: &str) -> ReadError {
+        self.eof_or(what)
+    }
+
+    /// The error the whole-value reader gives for a container opening past `max_depth`.
+    pub(crate) fn too_deep(&self, max_depth: usize) -> ReadError {
+        self.err(ProblemCode::TooDeep, format!("the reply nests deeper than {max_depth} levels"))
+    }
+
+    /// The error the whole-value reader gives for text after the value.
+    pub(crate) fn trailing(&self) -> ReadError {
+        self.err(ProblemCode::TrailingText, "text after the JSON value")
+    }
+
     fn err(&self, code: ProblemCode, detail: impl Into<String>) -> ReadError {
         ReadError { code, offset: self.pos, path: String::new(), detail: detail.into() }
     }
@@ -294,7 +317,7 @@ impl<'a> Parser<'a> {
                                     _ => Value::Null, // unreachable: the top frame is this array
                                 };
                             }
-                            _ => return Err(self.eof_or("expected ',' or ']' in an array")),
+                            _ => return Err(self.eof_or(IN_ARRAY)),
                         }
                     }
                     Some(Frame::Object(map, key)) => {
@@ -328,7 +351,7 @@ impl<'a> Parser<'a> {
                                     _ => Value::Null, // unreachable: the top frame is this object
                                 };
                             }
-                            _ => return Err(self.eof_or("expected ',' or '}' in an object")),
+                            _ => return Err(self.eof_or(IN_OBJECT)),
                         }
                     }
                 }
@@ -352,9 +375,7 @@ impl<'a> Parser<'a> {
     /// Account for one more open container.
     fn open(&self) -> Result<(), ReadError> {
         if self.stack.len() >= self.max_depth {
-            return Err(
-                self.err(ProblemCode::TooDeep, format!("the reply nests deeper than {} levels", self.max_depth))
-            );
+            return Err(self.too_deep(self.max_depth));
         }
         Ok(())
     }
@@ -362,12 +383,12 @@ impl<'a> Parser<'a> {
     /// An object key and its colon; white space before the key already skipped.
     fn key(&mut self) -> Result<String, ReadError> {
         if self.peek() != Some(b'"') {
-            return Err(self.eof_or("expected a quoted key"));
+            return Err(self.eof_or(KEY));
         }
         let key = self.string()?;
         self.skip_ws();
         if self.peek() != Some(b':') {
-            return Err(self.eof_or("expected ':' after a key"));
+            return Err(self.eof_or(COLON));
         }
         self.pos += 1;
         Ok(key)

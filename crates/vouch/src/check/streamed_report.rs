@@ -1,0 +1,287 @@
+//! The problem report of a reply the single pass doubted, found by reading
+//! the reply once more with the contract's plans — without building its tree.
+//!
+//! A refusal must list every problem, in the order the full path's walk
+//! finds them. Everything the single pass reads member by member is
+//! reported here member by member: a required property left out (in the
+//! order `required` lists them, before the members' own problems, as the
+//! walk reports them), a scalar that fails its node (that scalar, and only
+//! it, becomes a `Value` and goes through the walk's own reporting), an
+//! undeclared member (read whole, reported by the walk's member check).
+//! Whatever this cannot report in the walk's very order — a value that is
+//! not strict JSON further on, a bound on the number of members or items,
+//! a consumer-safety hazard, a branch of `anyOf`/`oneOf`/`not` — makes it
+//! stand aside (`None`), and the full path reads and reports the reply.
+//! Contracts that declare repairs never come here: their doubts may be
+//! repaired. `tests/single_pass.rs` holds the two reports equal byte for byte.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::single_pass::{Others, Plan, Read, Scalar, Seen};
+use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order};
+use crate::contract::node::{hazardous_key, Node, NodeId};
+use crate::pointer;
+use crate::read::parser::{Parser, Scalar as ParsedScalar};
+use crate::read::read_value;
+use crate::verdict::Problem;
+
+/// Every problem of `text` against the contract, or `None` to leave the
+/// report to the full path.
+pub(crate) fn report(
+    nodes: &[Node],
+    plans: &[Plan],
+    root: NodeId,
+    text: &str,
+    max_depth: usize,
+    max_problems: usize,
+) -> Option<Vec<Problem>> {
+    let path = String::with_capacity(64);
+    let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path };
+    let mut problems = Vec::new();
+    r.value(root, 0, &mut problems)?;
+    r.p.skip_ws();
+    if r.p.pos != text.len() || problems.is_empty() {
+        return None;
+    }
+    problems.truncate(max_problems.max(1));
+    Some(problems)
+}
+
+struct Reporter<'c, 't> {
+    nodes: &'c [Node],
+    plans: &'c [Plan],
+    text: &'t str,
+    p: Parser<'t>,
+    max_depth: usize,
+    /// JSON Pointer of the value being read.
+    path: String,
+}
+
+impl<'t> Reporter<'_, 't> {
+    /// Read the value at the reader's position for node `id`, adding its problems to `out`.
+    fn value(&mut self, id: NodeId, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
+        let id = match self.plans.get(id).map(|p| &p.read) {
+            Some(Read::Alias(target)) => *target,
+            _ => id,
+        };
+        self.p.skip_ws();
+        let plan = self.plans.get(id)?;
+        let n = self.nodes.get(id)?;
+        match (&plan.read, self.p.peek()) {
+            (Read::Object { .. }, Some(b'{')) | (Read::Array, Some(b'[')) => {
+                if depth >= self.max_depth {
+                    return None;
+                }
+                if depth % 8 == 7 {
+                    crate::deeper(|| self.container(id, n, depth, out))
+                } else {
+                    self.container(id, n, depth, out)
+                }
+            }
+            (_, Some(b'{' | b'[')) => {
+                let v = self.whole(depth)?;
+                if !super::is_valid(self.nodes, id, &v) {
+                    out.extend(problems_in_order(self.nodes, id, &v, &self.path, usize::MAX)?);
+                }
+                Some(())
+            }
+            _ => {
+                let scalar = self.p.scalar_ref().ok()?;
+                let valid = match (plan.scalar, &scalar) {
+                    (Scalar::Typed(types), s) => types.is_none_or(|t| t.admits_scalar(s)),
+                    (Scalar::Here, ParsedScalar::String(s)) => is_valid_string_here(self.nodes, id, s),
+                    // Numbers, booleans, null: no allocation to build them.
+                    (Scalar::Here, _) => return self.scalar_problems(id, scalar.into_value(), true, out),
+                    (Scalar::Evaluate, _) => return self.scalar_problems(id, scalar.into_value(), false, out),
+                };
+                if valid {
+                    return Some(());
+                }
+                out.extend(problems_in_order(self.nodes, id, &scalar.into_value(), &self.path, usize::MAX)?);
+                Some(())
+            }
+        }
+    }
+
+    fn scalar_problems(&self, id: NodeId, v: Value, here: bool, out: &mut Vec<Problem>) -> Option<()> {
+        let valid = if here { is_valid_here(self.nodes, id, &v) } else { super::is_valid(self.nodes, id, &v) };
+        if !valid {
+            out.extend(problems_in_order(self.nodes, id, &v, &self.path, usize::MAX)?);
+        }
+        Some(())
+    }
+
+    fn container(&mut self, id: NodeId, n: &Node, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
+        match self.plans.get(id).map(|p| &p.read) {
+            Some(Read::Object { required, .. }) => self.object(id, n, *required, depth, out),
+            Some(Read::Array) => self.array(n, depth, out),
+            _ => None,
+        }
+    }
+
+    /// A value read whole (the reader refuses what the full path would).
+    fn whole(&mut self, depth: usize) -> Option<Value> {
+        let (v, end) = read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false).ok()?;
+        self.p.pos = end;
+        Some(v)
+    }
+
+    fn consume(&mut self, byte: u8) -> Option<()> {
+        self.p.skip_ws();
+        (self.p.peek() == Some(byte)).then(|| self.p.pos += 1)
+    }
+
+    /// After a member or item: whether another follows.
+    fn another(&mut self, close: u8) -> Option<bool> {
+        self.p.skip_ws();
+        let b = self.p.peek()?;
+        self.p.pos += 1;
+        match b {
+            b',' => Some(true),
+            b if b == close => Some(false),
+            _ => None,
+        }
+    }
+
+    fn closes_at_once(&mut self, close: u8) -> bool {
+        self.p.skip_ws();
+        let empty = self.p.peek() == Some(close);
+        self.p.pos += usize::from(empty);
+        empty
+    }
+
+    fn object(&mut self, id: NodeId, n: &Node, required: usize, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
+        self.p.pos += 1; // '{'
+        let mut seen = Seen::new(n.property_index.len());
+        let mut others = Others::default();
+        let mut members: u64 = 0;
+        let mut required_seen = 0;
+        // The members' problems come after the object's own (missing properties).
+        let mut inner = Vec::new();
+        let mut next = 0;
+        let mut more = !self.closes_at_once(b'}');
+        while more {
+            self.p.skip_ws();
+            if self.p.peek() != Some(b'"') {
+                return None;
+            }
+            // The name declared next, as raw bytes, before reading a key (as the single pass does).
+            let predicted = n.property_index.plain_at(next).filter(|(name, _, _)| self.p.quoted(name));
+            let (key, found): (Cow<'_, str>, _) = match predicted {
+                Some((name, id, required)) => (Cow::Borrowed(name), Some((next, id, required))),
+                None => {
+                    let key: Cow<'t, str> = self.p.string_cow().ok()?;
+                    let found = n.property_index.position(&key);
+                    (key, found)
+                }
+            };
+            self.consume(b':')?;
+            let mark = self.path.len();
+            self.path.push('/');
+            pointer::push_escaped(&mut self.path, &key);
+            match found {
+                Some((i, child, is_required)) => {
+                    if !seen.insert(i) {
+                        return None;
+                    }
+                    required_seen += usize::from(is_required);
+                    next = i + 1;
+                    self.value(child, depth + 1, &mut inner)?;
+                }
+                None => {
+                    if n.plain_keys && hazardous_key(&key) {
+                        return None;
+                    }
+                    self.p.skip_ws();
+                    let item = self.whole(depth + 1)?;
+                    if !others.insert(Cow::Owned(key.clone().into_owned())) {
+                        return None;
+                    }
+                    inner.extend(member_problems(self.nodes, id, &key, &item, &self.path, usize::MAX)?);
+                }
+            }
+            self.path.truncate(mark);
+            members += 1;
+            more = self.another(b'}')?;
+        }
+        if n.min_properties.is_some_and(|min| members < min) || n.max_properties.is_some_and(|max| members > max) {
+            return None;
+        }
+        if required_seen != required {
+            for name in &n.required {
+                let (i, _, _) = n.property_index.position(name)?;
+                if !seen.contains(i) {
+                    let mark = self.path.len();
+                    self.path.push('/');
+                    pointer::push_escaped(&mut self.path, name);
+                    out.push(missing(&self.path));
+                    self.path.truncate(mark);
+                }
+            }
+        }
+        out.append(&mut inner);
+        Some(())
+    }
+
+    fn array(&mut self, n: &Node, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
+        self.p.pos += 1; // '['
+        let mut index = 0usize;
+        let mut more = !self.closes_at_once(b']');
+        while more {
+            let mark = self.path.len();
+            self.path.push('/');
+            push_index(&mut self.path, index);
+            match n.prefix_items.get(index).copied().or(n.items) {
+                Some(child) => self.value(child, depth + 1, out)?,
+                None => {
+                    self.p.skip_ws();
+                    self.whole(depth + 1)?;
+                }
+            }
+            self.path.truncate(mark);
+            index += 1;
+            more = self.another(b']')?;
+        }
+        let len = index as u64;
+        if n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max) {
+            return None;
+        }
+        Some(())
+    }
+}
+
+/// Append the decimal digits of `index` (no allocation, unlike `to_string`).
+fn push_index(path: &mut String, index: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = index;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        path.push(char::from(d));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_index;
+
+    #[test]
+    fn indexes_are_written_as_decimals() {
+        for i in [0, 7, 10, 99, 12_345, usize::MAX] {
+            let mut path = String::from("/a/");
+            push_index(&mut path, i);
+            assert_eq!(path, format!("/a/{i}"));
+        }
+    }
+}
