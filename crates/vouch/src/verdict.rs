@@ -185,15 +185,12 @@ impl Problem {
     /// A problem at `path`; the message is built from the parts.
     #[must_use]
     pub fn new(code: ProblemCode, path: &str, expected: String, got: String, sentence: &str) -> Self {
-        Self {
-            code,
-            class: code.class(),
-            message: format!("{}: {sentence}", display_path(path)),
-            path: path.to_owned(),
-            expected,
-            got,
-            position: None,
-        }
+        let shown = display_path(path);
+        let mut message = String::with_capacity(shown.len() + 2 + sentence.len());
+        message.push_str(shown);
+        message.push_str(": ");
+        message.push_str(sentence);
+        Self { code, class: code.class(), message, path: path.to_owned(), expected, got, position: None }
     }
 }
 

@@ -106,6 +106,7 @@ fn benchmark_corpus_slice() {
     for file in ["small.jsonl", "large.jsonl"] {
         let text = std::fs::read_to_string(out.join(file)).unwrap();
         let (mut valid, mut strict_decided, mut lenient_decided, mut lines) = (0, 0, 0, 0);
+        let mut refused_alone = 0;
         let mut cache = std::collections::HashMap::new();
         for line in text.lines() {
             let reply: Value = serde_json::from_str(line).unwrap();
@@ -122,11 +123,19 @@ fn benchmark_corpus_slice() {
             if is_valid {
                 strict_decided += usize::from(s);
                 lenient_decided += usize::from(l);
+            } else if !strict.check(raw).is_accepted() {
+                refused_alone += usize::from(strict.refuses_in_one_pass(raw));
             }
         }
         println!(
-            "{file}: {lines} replies, {valid} valid; single pass decided {strict_decided} strict, {lenient_decided} lenient"
+            "{file}: {lines} replies, {valid} valid; single pass decided {strict_decided} strict, {lenient_decided} \
+             lenient; {refused_alone} of {} faulty refused without the full path (strict)",
+            lines - valid
         );
+        // The corpus's faults (cut off, trailing commas, prose, wrong types,
+        // missing or extra fields, bad enums and scores, non-objects) are all
+        // refused by the single pass's read error or the streamed report.
+        assert_eq!(refused_alone, lines - valid, "{file}: a faulty reply needed the full path");
         // Every valid reply is strict JSON the strict contract allows: the
         // single pass must decide all of them, and every valid lenient one too.
         assert_eq!(strict_decided, valid, "{file}: the single pass stood aside on valid replies");
@@ -287,6 +296,38 @@ fn each_way_of_reading() {
                 (r#"{"a": "xy", "b": "p", "z": "1"}"#, false),
                 (r#"["a", "b"]"#, false),
                 (r#""a""#, false),
+            ],
+        ),
+        (
+            // Reports found while reading (no repairs declared): missing
+            // properties before member problems, nested items, undeclared
+            // members, a cap on problems, and what makes it stand aside.
+            json!({
+                "type": "object",
+                "properties": {
+                    "ok": {"type": "boolean"},
+                    "score": {"type": "integer", "minimum": 0, "maximum": 100},
+                    "tags": {"type": "array", "items": {"type": "object",
+                        "properties": {"t": {"enum": ["x", "y"]}, "w": {"type": "number"}},
+                        "required": ["t"], "additionalProperties": false}, "maxItems": 3},
+                    "any": {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+                },
+                "required": ["ok", "score"],
+                "additionalProperties": false,
+                "x-vouch": {"limits": {"max_problems": 3}}
+            }),
+            vec![
+                (r#"{"ok": true, "score": 5, "tags": [{"t": "x"}, {"t": "y", "w": 1.5}], "any": 2}"#, true),
+                (r#"{}"#, false),
+                (r#"{"score": "5", "tags": [{"t": "z"}, {"w": "1"}, {"t": "x", "q": 1}]}"#, false),
+                (r#"{"ok": 1, "score": 500, "extra": {"deep": [1, 2]}}"#, false),
+                (r#"{"ok": true, "score": 5, "tags": [{"t": "x"}, {"t": "x"}, {"t": "x"}, {"t": "x"}]}"#, false),
+                (r#"{"ok": true, "score": 5, "any": 1.5}"#, false),
+                (r#"{"ok": true, "score": 5, "any": 9007199254740993}"#, false),
+                (r#"{"ok": null, "score": 5, "score": 6}"#, false),
+                (r#"{"ok": null, "score": 5,}"#, false),
+                (r#"{"ok": null, "score": 1e999}"#, false),
+                (r#"[{"ok": true, "score": 5}]"#, false),
             ],
         ),
     ];

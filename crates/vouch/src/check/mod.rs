@@ -139,38 +139,43 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
         && Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast())
 }
 
-/// The problems of one subtree, in the order the whole walk meets them:
-/// `None` when a hazard met inside a branch would be reported at the end of
-/// the whole walk instead (the caller then takes the full path).
+/// The problems of one subtree, in the order the whole walk meets them,
+/// appended to `out`: `None` when a hazard met inside a branch would be
+/// reported at the end of the whole walk instead (the caller then takes the
+/// full path).
 pub(crate) fn problems_in_order(
     nodes: &[Node],
     id: NodeId,
     value: &Value,
     path: &str,
-    max: usize,
-) -> Option<Vec<Problem>> {
-    let mut ctx = Ctx::reporting(path, max);
+    out: &mut Vec<Problem>,
+) -> Option<()> {
+    let mut ctx = Ctx::reporting(path, usize::MAX);
+    ctx.problems = std::mem::take(out);
     let eval = Eval::new(nodes);
     eval.node(id, value, &mut ctx);
-    eval.hazards.take().is_empty().then_some(ctx.problems)
+    *out = ctx.problems;
+    eval.hazards.take().is_empty().then_some(())
 }
 
 /// The problems of one undeclared member of an object at node `object`
-/// (`additionalProperties`), with `path` the member's own; `None` as
-/// [`problems_in_order`].
+/// (`additionalProperties`), with `path` the member's own, appended to
+/// `out`; `None` as [`problems_in_order`].
 pub(crate) fn member_problems(
     nodes: &[Node],
     object: NodeId,
     key: &str,
     item: &Value,
     path: &str,
-    max: usize,
-) -> Option<Vec<Problem>> {
+    out: &mut Vec<Problem>,
+) -> Option<()> {
     let n = nodes.get(object)?;
-    let mut ctx = Ctx::reporting(path, max);
+    let mut ctx = Ctx::reporting(path, usize::MAX);
+    ctx.problems = std::mem::take(out);
     let eval = Eval::new(nodes);
     eval.member(n, key, item, &mut ctx, &mut 0);
-    eval.hazards.take().is_empty().then_some(ctx.problems)
+    *out = ctx.problems;
+    eval.hazards.take().is_empty().then_some(())
 }
 
 /// A required property the reply left out, at `path` (the property's own).
@@ -315,12 +320,14 @@ impl Eval<'_> {
             if !types.admits(v) {
                 // Words only when reporting: the fast mode just answers no.
                 if ctx.report {
-                    let names = types.names().join(" or ");
+                    // One excerpt for both the sentence and `got`: refusals are a hot path too.
+                    let names = types.describe();
+                    let got = excerpt(v);
                     let sentence = match v {
                         Value::Null => format!("expected {names}, got null"),
-                        other => format!("expected {names}, got {} {}", type_name(other), excerpt(other)),
+                        other => format!("expected {names}, got {} {got}", type_name(other)),
                     };
-                    ctx.fail(ProblemCode::WrongType, || names, v, || sentence);
+                    ctx.fail_with(|path| Problem::new(ProblemCode::WrongType, path, names, got, &sentence));
                 }
                 return false;
             }

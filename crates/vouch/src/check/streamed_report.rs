@@ -83,7 +83,7 @@ impl<'t> Reporter<'_, 't> {
             (_, Some(b'{' | b'[')) => {
                 let v = self.whole(depth)?;
                 if !super::is_valid(self.nodes, id, &v) {
-                    out.extend(problems_in_order(self.nodes, id, &v, &self.path, usize::MAX)?);
+                    problems_in_order(self.nodes, id, &v, &self.path, out)?;
                 }
                 Some(())
             }
@@ -99,7 +99,7 @@ impl<'t> Reporter<'_, 't> {
                 if valid {
                     return Some(());
                 }
-                out.extend(problems_in_order(self.nodes, id, &scalar.into_value(), &self.path, usize::MAX)?);
+                problems_in_order(self.nodes, id, &scalar.into_value(), &self.path, out)?;
                 Some(())
             }
         }
@@ -108,7 +108,7 @@ impl<'t> Reporter<'_, 't> {
     fn scalar_problems(&self, id: NodeId, v: Value, here: bool, out: &mut Vec<Problem>) -> Option<()> {
         let valid = if here { is_valid_here(self.nodes, id, &v) } else { super::is_valid(self.nodes, id, &v) };
         if !valid {
-            out.extend(problems_in_order(self.nodes, id, &v, &self.path, usize::MAX)?);
+            problems_in_order(self.nodes, id, &v, &self.path, out)?;
         }
         Some(())
     }
@@ -199,7 +199,7 @@ impl<'t> Reporter<'_, 't> {
                     if !others.insert(Cow::Owned(key.clone().into_owned())) {
                         return None;
                     }
-                    inner.extend(member_problems(self.nodes, id, &key, &item, &self.path, usize::MAX)?);
+                    member_problems(self.nodes, id, &key, &item, &self.path, &mut inner)?;
                 }
             }
             self.path.truncate(mark);

@@ -175,8 +175,20 @@ impl Types {
         }
     }
 
+    /// The names in this set joined with "or", for messages.
+    pub fn describe(self) -> String {
+        let mut out = String::new();
+        for name in self.names() {
+            if !out.is_empty() {
+                out.push_str(" or ");
+            }
+            out.push_str(name);
+        }
+        out
+    }
+
     /// The names in this set, in the spec's order, for messages.
-    pub fn names(self) -> Vec<&'static str> {
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
         [
             (Self::NULL, "null"),
             (Self::BOOLEAN, "boolean"),
@@ -187,9 +199,8 @@ impl Types {
             (Self::OBJECT, "object"),
         ]
         .into_iter()
-        .filter(|(t, _)| self.contains(*t))
+        .filter(move |(t, _)| self.contains(*t))
         .map(|(_, n)| n)
-        .collect()
     }
 
     /// The type of a value (integers as `integer`).
