@@ -226,11 +226,12 @@ pub struct Finding {
 
 /// A reply vouch vouches for.
 ///
-/// A reply accepted exactly as it was sent is kept as its text: checking it
-/// built no tree, and its [`Value`] is read from that text the first time
-/// [`Accepted::value`] asks (once; later calls borrow it). Callers that
-/// forward the JSON take [`Accepted::json`] and never pay for a tree. A
-/// reply that was repaired, unwrapped or filled carries its built value.
+/// A reply accepted as it was sent is kept as its text (with any default
+/// filled in written into it): checking it built no tree, and its [`Value`]
+/// is read from that text the first time [`Accepted::value`] asks (once;
+/// later calls borrow it). Callers that forward the JSON take
+/// [`Accepted::json`] and never pay for a tree. A reply repaired otherwise
+/// or unwrapped carries its built value.
 ///
 /// ```
 /// let contract = vouch::Contract::from_json_str(
@@ -265,6 +266,13 @@ impl Accepted {
         Self { body, repairs: Vec::new(), findings: Vec::new() }
     }
 
+    /// A reply accepted as sent but for defaults written into its text
+    /// (`max_depth`: how deep that text may nest, the defaults included).
+    pub(crate) fn as_filled(json: String, max_depth: usize, repairs: Vec<Repair>) -> Self {
+        let body = Body::Text { json: json.trim_matches(is_json_ws).into(), max_depth, value: OnceLock::new() };
+        Self { body, repairs, findings: Vec::new() }
+    }
+
     /// A value accepted as built (by the repair pass or the caller).
     pub(crate) fn built(value: Value, repairs: Vec<Repair>) -> Self {
         Self { body: Body::Value(value), repairs, findings: Vec::new() }
@@ -291,7 +299,9 @@ impl Accepted {
     }
 
     /// The accepted JSON as text: the reply itself (without surrounding
-    /// white space) when vouch accepted it as sent, else the built value,
+    /// white space) when vouch accepted it as sent — a missing property
+    /// filled with its default is written in as the last member of its
+    /// object, compact — else (other repairs, an unwrap) the built value,
     /// compact.
     #[must_use]
     pub fn json(&self) -> Cow<'_, str> {

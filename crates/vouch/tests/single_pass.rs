@@ -68,11 +68,15 @@ fn examples_and_their_damage() {
             let alone = same_verdict(&contract, &raw, name);
             decided += usize::from(alone);
             // The example contracts are plain objects: the single pass decides exactly
-            // the replies accepted with no repair but missing properties filled.
+            // the replies accepted with no repair but missing properties filled and
+            // scalars repaired where they stand (no unwrap, nothing removed, no
+            // container replaced).
             let full = contract.check_full_path(&raw);
-            let only_fills =
-                full.repairs().iter().all(|r| r.rule == "default" && r.message.contains("missing, filled"));
-            assert_eq!(alone, full.is_accepted() && only_fills, "{}", path.display());
+            let local = full.repairs().iter().all(|r| {
+                !matches!(r.rule.as_str(), "unwrap" | "strip_unknown" | "drop_invalid_items")
+                    && !(r.before.is_array() || r.before.is_object())
+            });
+            assert_eq!(alone, full.is_accepted() && local, "{}", path.display());
             for d in damaged(&raw) {
                 same_verdict(&contract, &d, name);
             }
@@ -107,6 +111,7 @@ fn benchmark_corpus_slice() {
         let text = std::fs::read_to_string(out.join(file)).unwrap();
         let (mut valid, mut strict_decided, mut lenient_decided, mut lines) = (0, 0, 0, 0);
         let mut refused_alone = 0;
+        let (mut lenient_refused, mut lenient_refused_alone) = (0, 0);
         let mut cache = std::collections::HashMap::new();
         for line in text.lines() {
             let reply: Value = serde_json::from_str(line).unwrap();
@@ -123,19 +128,29 @@ fn benchmark_corpus_slice() {
             if is_valid {
                 strict_decided += usize::from(s);
                 lenient_decided += usize::from(l);
-            } else if !strict.check(raw).is_accepted() {
-                refused_alone += usize::from(strict.refuses_in_one_pass(raw));
+            } else {
+                if !strict.check(raw).is_accepted() {
+                    refused_alone += usize::from(strict.refuses_in_one_pass(raw));
+                }
+                if !lenient.check(raw).is_accepted() {
+                    lenient_refused += 1;
+                    lenient_refused_alone += usize::from(lenient.refuses_in_one_pass(raw));
+                }
             }
         }
         println!(
             "{file}: {lines} replies, {valid} valid; single pass decided {strict_decided} strict, {lenient_decided} \
-             lenient; {refused_alone} of {} faulty refused without the full path (strict)",
+             lenient; {refused_alone} of {} faulty refused without the full path (strict), \
+             {lenient_refused_alone} of {lenient_refused} (lenient)",
             lines - valid
         );
         // The corpus's faults (cut off, trailing commas, prose, wrong types,
         // missing or extra fields, bad enums and scores, non-objects) are all
         // refused by the single pass's read error or the streamed report.
         assert_eq!(refused_alone, lines - valid, "{file}: a faulty reply needed the full path");
+        // Lenient: what a repair may still change, and what an unwrap may
+        // still find, is the full path's; the rest is reported while reading.
+        assert!(lenient_refused_alone * 10 >= lenient_refused * 7, "{file}: lenient refusals took the full path");
         // Every valid reply is strict JSON the strict contract allows: the
         // single pass must decide all of them, and every valid lenient one too.
         assert_eq!(strict_decided, valid, "{file}: the single pass stood aside on valid replies");
@@ -207,16 +222,19 @@ fn each_way_of_reading() {
                 (r#"{}"#, true),
                 (r#"{"a": "x"}"#, true),
                 (r#"{"n": {}}"#, true),
-                (r#"{"n": {"s": " padded "}}"#, false),
+                // Scalars repaired where they stand, logged as the repair pass logs them.
+                (r#"{"n": {"s": " padded "}}"#, true),
                 (r#"{"n": {"s": "tidy"}, "list": [{}, {"r": "y"}, {}]}"#, true),
-                (r#"{"score": "7"}"#, false),
-                // Fills made before a doubt are taken out again for the full path.
-                (r#"{"list": [{}, {"r": "y"}, {}], "n": {"s": "tidy"}, "score": "7"}"#, false),
+                (r#"{"score": "7"}"#, true),
+                (r#"{"list": [{}, {"r": "y"}, {}], "n": {"s": "tidy"}, "score": "7"}"#, true),
                 (r#"{"list": [{}, {"r": 5}]}"#, false),
-                (r#"{"score": 7.4}"#, false),
-                (r#"{"score": 70}"#, false),
+                (r#"{"score": 7.4}"#, true),
+                (r#"{"score": 70}"#, true),
+                (r#"{"score": "70.6"}"#, true),
+                (r#"{"score": "x7"}"#, false),
                 (r#"{"score": 7, "n": {}, "list": [], "extra": 1}"#, false),
-                (r#"{"a": null}"#, false),
+                (r#"{"a": null}"#, true),
+                (r#"{"a": null, "n": {"s": " x ", "b": null}, "score": "3"}"#, true),
             ],
         ),
         (
@@ -299,6 +317,24 @@ fn each_way_of_reading() {
             ],
         ),
         (
+            // A fill whose name needs escaping and whose default nests past
+            // the reply's depth limit: written into the text, read back whole.
+            json!({
+                "type": "object",
+                "properties": {"o": {"type": "object", "properties": {
+                    "q\"x/~": {"type": "object", "x-vouch": {"default": {"k": [1, {"z": null}]}}},
+                    "n": {"type": "integer", "x-vouch": {"default": 3}}}}},
+                "x-vouch": {"limits": {"max_depth": 2}}
+            }),
+            vec![
+                (r#"{"o": {}}"#, true),
+                (r#"{"o": {"n": 1}}"#, true),
+                ("{\"o\": {\n}\n}", true),
+                (r#"{"o": {"n": 1, "m": 2}}"#, true),
+                (r#"{"o": {"n": [1]}}"#, false),
+            ],
+        ),
+        (
             // Reports found while reading (no repairs declared): missing
             // properties before member problems, nested items, undeclared
             // members, a cap on problems, and what makes it stand aside.
@@ -331,16 +367,21 @@ fn each_way_of_reading() {
             ],
         ),
     ];
+    let mut mismatches = 0;
     for (schema, replies) in &cases {
         let contract = Contract::from_value(schema.clone()).unwrap();
         for (raw, decides) in replies {
             let alone = same_verdict(&contract, raw.as_bytes(), &schema.to_string());
-            assert_eq!(alone, *decides, "{raw}: decided by the single pass alone");
+            if alone != *decides {
+                eprintln!("MISMATCH {raw}: decided {alone}");
+            }
+            mismatches += usize::from(alone != *decides);
             for d in damaged(raw.as_bytes()) {
                 same_verdict(&contract, &d, &schema.to_string());
             }
         }
     }
+    assert_eq!(mismatches, 0, "replies decided otherwise than expected (listed above)");
 }
 
 #[test]
@@ -394,9 +435,16 @@ fn accepted_as_sent_keeps_its_text() {
     assert_eq!(a.value(), &json!({"s": "café", "n": 7}));
     assert_eq!(a.clone().into_value(), json!({"s": "café", "n": 7}));
     assert!(a.repairs.is_empty());
-    // Filled: the value is built, and its text is the built value's.
-    let vouch::Verdict::Accepted(a) = contract.check(r#"{"s": "x"}"#) else { panic!("refused") };
-    assert_eq!(a.json(), r#"{"s":"x","n":0}"#);
+    // Filled: the default is written in as the object's last member.
+    let vouch::Verdict::Accepted(a) = contract.check(" {\"s\": \"x\"}\n") else { panic!("refused") };
+    assert_eq!(a.json(), r#"{"s": "x","n":0}"#);
+    assert_eq!(a.value(), &json!({"s": "x", "n": 0}));
     assert_eq!(a.repairs.len(), 1);
     assert_eq!(a.repairs[0].path, "/n");
+    let vouch::Verdict::Accepted(a) = contract.check("{ }") else { panic!("refused") };
+    assert_eq!(a.json(), r#"{ "n":0}"#);
+    // Repaired otherwise: the built value, compact.
+    let trimmed = Contract::from_value(json!({"type": "string", "x-vouch": {"repair": ["trim"]}})).unwrap();
+    let vouch::Verdict::Accepted(a) = trimmed.check(r#"" x ""#) else { panic!("refused") };
+    assert_eq!(a.json(), r#""x""#);
 }

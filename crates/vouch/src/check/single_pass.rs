@@ -32,7 +32,7 @@ use crate::pointer;
 use crate::read::parser::{Parser, ReadError, Scalar as ParsedScalar, COLON, IN_ARRAY, IN_OBJECT, KEY};
 use crate::read::read_value;
 use crate::repair::{default_of, filled, leaves_valid_scalar_alone, leaves_valid_string_alone, Repairer};
-use crate::verdict::{ProblemCode, Repair};
+use crate::verdict::{display_path, ProblemCode, Repair};
 
 /// Why the single pass stopped: the full path reads the reply itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +91,10 @@ pub(super) struct Fill {
     /// Where the property stands among the declared ones.
     position: usize,
     default: Value,
+    /// The member as it is written into the reply: `"name":default`, compact.
+    member: String,
+    /// How deep the default nests.
+    depth: usize,
     required: bool,
 }
 
@@ -153,7 +157,9 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
                 return Read::Whole;
             }
             let Some((position, _, required)) = n.property_index.position(name) else { return Read::Whole };
-            fills.push(Fill { name: name.clone(), position, default: default.clone(), required });
+            let member = format!("{}:{}", Value::from(name.as_str()), default);
+            let depth = crate::contract::depth(default);
+            fills.push(Fill { name: name.clone(), position, default: default.clone(), member, depth, required });
         }
         return Read::Object { required: n.property_index.required_count(), fills, strip: rules.strip_unknown };
     }
@@ -169,9 +175,8 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
 
 /// What the single pass found.
 pub(crate) enum Outcome<'c> {
-    /// Vouched for, exactly as the text stands but for the fills listed
-    /// (each: the path of its object, the property's name, the default).
-    Accepted(Vec<(String, &'c str, &'c Value)>),
+    /// Vouched for, exactly as the text stands but for the changes listed.
+    Accepted(Vec<Change<'c>>),
     /// Strict JSON as far as read, but a keyword failed or a repair would
     /// apply: the full path reads and judges it.
     Doubted,
@@ -183,7 +188,8 @@ pub(crate) enum Outcome<'c> {
 
 /// Check a whole reply in one pass.
 pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome<'c> {
-    let mut pass = SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, fills: Vec::new(), error: None };
+    let mut pass =
+        SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, changes: Vec::new(), error: None };
     match pass.value(root, 0) {
         Ok(()) => {}
         Err(Stop::Doubt) => return Outcome::Doubted,
@@ -193,28 +199,103 @@ pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: 
     if pass.p.pos != text.len() {
         return Outcome::Unread(Some(pass.p.trailing()));
     }
-    Outcome::Accepted(pass.fills)
+    Outcome::Accepted(pass.changes)
 }
 
-/// The value of a reply the single pass accepted with fills: read from the
-/// text, each default put in place (after the members read, as the repair
-/// pass puts it), and each logged as a repair. `None` only if the text does
-/// not read as it did in the pass (it always does; the caller then takes
-/// the full path).
-pub(crate) fn filled_value(
-    text: &str,
-    max_depth: usize,
-    fills: Vec<(String, &str, &Value)>,
-) -> Option<(Value, Vec<Repair>)> {
-    let (mut value, _) = read_value(text, 0, max_depth, true).ok()?;
-    let mut repairs = Vec::with_capacity(fills.len());
-    for (mut path, name, default) in fills {
-        value.pointer_mut(&path)?.as_object_mut()?.insert(name.to_owned(), default.clone());
-        path.push('/');
-        pointer::push_escaped(&mut path, name);
-        repairs.push(filled(path, default));
+impl Fill {
+    /// Where the property stands among the declared ones.
+    pub(super) fn position(&self) -> usize {
+        self.position
     }
-    Some((value, repairs))
+
+    /// Whether the property is required.
+    pub(super) fn required(&self) -> bool {
+        self.required
+    }
+}
+
+/// A change the pass made, as the repair pass would: a property filled with
+/// its default, or a scalar repaired where it stands.
+pub(crate) struct Change<'c> {
+    /// The path of the object filled, or of the scalar repaired (relative to
+    /// the container being read while reading; from the root once done).
+    path: String,
+    /// Where in the text: the span replaced (`at..end`); a fill is inserted
+    /// before its object's closing brace (`at == end`).
+    at: usize,
+    end: usize,
+    made: Made<'c>,
+}
+
+enum Made<'c> {
+    /// `comma`: a member comes before it.
+    Fill { fill: &'c Fill, comma: bool },
+    /// The repaired scalar as JSON, how deep it nests, and the repair
+    /// pass's log for it (paths relative to the scalar).
+    Repaired { json: String, depth: usize, log: Vec<Repair> },
+}
+
+/// A reply the single pass accepted with changes, as text — each default
+/// written in as the last member of its object (where the repair pass puts
+/// it), each repaired scalar in place of the one sent — the changes logged
+/// as the repair pass logs them, and how much deeper the text may nest
+/// than the reply did.
+pub(crate) fn changed_text(text: &str, mut changes: Vec<Change<'_>>) -> (String, Vec<Repair>, usize) {
+    let mut repairs = Vec::with_capacity(changes.len());
+    let mut deeper = 0;
+    let mut extra = 0;
+    for c in &mut changes {
+        match &mut c.made {
+            Made::Fill { fill, .. } => {
+                let mut path = c.path.clone();
+                path.push('/');
+                pointer::push_escaped(&mut path, &fill.name);
+                repairs.push(filled(path, &fill.default));
+                deeper = deeper.max(fill.depth);
+                extra += fill.member.len() + 1;
+            }
+            Made::Repaired { json, depth, log } => {
+                for mut r in log.drain(..) {
+                    relocate(&mut r, &c.path);
+                    repairs.push(r);
+                }
+                deeper = deeper.max(*depth);
+                extra += json.len();
+            }
+        }
+    }
+    // In text order; an object's own fills keep their order.
+    changes.sort_by_key(|c| c.at);
+    let mut out = String::with_capacity(text.len() + extra);
+    let mut from = 0;
+    for c in &changes {
+        out.push_str(text.get(from..c.at).unwrap_or_default());
+        match &c.made {
+            Made::Fill { fill, comma } => {
+                if *comma {
+                    out.push(',');
+                }
+                out.push_str(&fill.member);
+            }
+            Made::Repaired { json, .. } => out.push_str(json),
+        }
+        from = c.end;
+    }
+    out.push_str(text.get(from..).unwrap_or_default());
+    (out, repairs, deeper)
+}
+
+/// Move a repair logged at a path relative to a scalar under the scalar's
+/// own path (its message names the path first, as the repair pass writes it).
+fn relocate(r: &mut Repair, under: &str) {
+    if under.is_empty() {
+        return;
+    }
+    let what = r.message.split_once(": ").map_or("", |(_, what)| what).to_owned();
+    let mut path = under.to_owned();
+    path.push_str(&r.path);
+    r.message = format!("{}: {what}", display_path(&path));
+    r.path = path;
 }
 
 struct SinglePass<'c, 't> {
@@ -223,10 +304,8 @@ struct SinglePass<'c, 't> {
     text: &'t str,
     p: Parser<'t>,
     max_depth: usize,
-    /// Properties filled so far: the path of the object (relative to the
-    /// container being read, completed on the way out), the name and the
-    /// default.
-    fills: Vec<(String, &'c str, &'c Value)>,
+    /// Changes made so far, in the order the repair pass logs them.
+    changes: Vec<Change<'c>>,
     /// Why reading stopped, when it is exactly the full path reader's error.
     error: Option<ReadError>,
 }
@@ -330,6 +409,7 @@ impl<'c, 't> SinglePass<'c, 't> {
                 self.settle(id, &v, false)
             }
             _ => {
+                let start = self.p.pos;
                 let scalar = self.p.scalar_ref().map_err(|e| self.unread(e))?;
                 match plan.scalar {
                     Scalar::Typed(types) => {
@@ -338,11 +418,19 @@ impl<'c, 't> SinglePass<'c, 't> {
                         }
                         Ok(())
                     }
-                    Scalar::Here => match &scalar {
-                        // A string is checked where it stands, not copied.
-                        ParsedScalar::String(text) => self.settle_string(id, text),
-                        _ => self.settle(id, &scalar.into_value(), true),
-                    },
+                    Scalar::Here => {
+                        let settled = match &scalar {
+                            // A string is checked where it stands, not copied.
+                            ParsedScalar::String(text) => self.settle_string(id, text),
+                            _ => self.settle(id, &scalar.to_value(), true),
+                        };
+                        match settled {
+                            Err(Stop::Doubt) if self.nodes.get(id).is_some_and(|n| n.policy.is_some()) => {
+                                self.repair_scalar(id, scalar.into_value(), start)
+                            }
+                            other => other,
+                        }
+                    }
                     Scalar::Evaluate => self.settle(id, &scalar.into_value(), false),
                 }
             }
@@ -401,6 +489,32 @@ impl<'c, 't> SinglePass<'c, 't> {
         }
     }
 
+    /// A scalar its node's own rules would change (the node has no in-place
+    /// applicators, so nothing else repairs it): repaired here, as the repair
+    /// pass would, when the repair settles at once and leaves it valid; the
+    /// text from `start` to the reader's position is replaced by the result.
+    /// Anything else is doubted (the full path repairs, or refuses).
+    fn repair_scalar(&mut self, id: NodeId, sent: Value, start: usize) -> Pass<()> {
+        let mut repaired = sent;
+        let mut r = Repairer::new(self.nodes);
+        r.repair(id, &mut repaired);
+        if r.log.is_empty() {
+            return Err(Stop::Doubt);
+        }
+        // The repair pass's next round must find nothing more to do.
+        let mut again = repaired.clone();
+        let mut next = Repairer::new(self.nodes);
+        next.repair(id, &mut again);
+        if !next.log.is_empty() || again != repaired || !is_valid_here(self.nodes, id, &repaired) {
+            return Err(Stop::Doubt);
+        }
+        let json = repaired.to_string();
+        let depth = crate::contract::depth(&repaired);
+        let made = Made::Repaired { json, depth, log: r.log };
+        self.changes.push(Change { path: String::new(), at: start, end: self.p.pos, made });
+        Ok(())
+    }
+
     /// A string at a node without in-place applicators, as borrowed from
     /// the reply: [`Self::settle`] without building a value.
     fn settle_string(&self, id: NodeId, text: &str) -> Pass<()> {
@@ -438,12 +552,12 @@ impl<'c, 't> SinglePass<'c, 't> {
     /// Complete the paths of the fills logged since `from` with the segment
     /// of the member or item they were found in.
     fn within(&mut self, from: usize, segment: &str) {
-        for (path, _, _) in self.fills.iter_mut().skip(from) {
-            let mut full = String::with_capacity(segment.len() + 1 + path.len());
+        for f in self.changes.iter_mut().skip(from) {
+            let mut full = String::with_capacity(segment.len() + 1 + f.path.len());
             full.push('/');
             pointer::push_escaped(&mut full, segment);
-            full.push_str(path);
-            *path = full;
+            full.push_str(&f.path);
+            f.path = full;
         }
     }
 
@@ -479,7 +593,7 @@ impl<'c, 't> SinglePass<'c, 't> {
     // Always inlined: a call of its own in the recursion costs a frame per item.
     #[inline(always)]
     fn item(&mut self, child: Option<NodeId>, depth: usize, segment: &dyn Fn() -> String) -> Pass<()> {
-        let before = self.fills.len();
+        let before = self.changes.len();
         match child {
             Some(id) => self.value(id, depth + 1)?,
             None => {
@@ -487,7 +601,7 @@ impl<'c, 't> SinglePass<'c, 't> {
                 self.free(depth + 1)?;
             }
         }
-        if self.fills.len() > before {
+        if self.changes.len() > before {
             self.within(before, &segment());
         }
         Ok(())
@@ -497,7 +611,7 @@ impl<'c, 't> SinglePass<'c, 't> {
         self.p.pos += 1; // '{'
                          // This object's own fills come before those found inside its members,
                          // as the repair pass logs them.
-        let first_fill = self.fills.len();
+        let first_fill = self.changes.len();
         let mut seen = Seen::new(n.property_index.len());
         let mut others = Others::default();
         let mut members: u64 = 0;
@@ -554,11 +668,13 @@ impl<'c, 't> SinglePass<'c, 't> {
             more = self.another(b'}')?;
         }
         let mut own = Vec::new();
+        // The closing brace was just read: the fills go in before it.
+        let at = self.p.pos.saturating_sub(1);
         for fill in fills {
             if !seen.contains(fill.position) {
                 required_seen += usize::from(fill.required);
+                own.push(Change { path: String::new(), at, end: at, made: Made::Fill { fill, comma: members > 0 } });
                 members += 1;
-                own.push((String::new(), fill.name.as_str(), &fill.default));
             }
         }
         if required_seen != required
@@ -568,8 +684,8 @@ impl<'c, 't> SinglePass<'c, 't> {
             return Err(Stop::Doubt);
         }
         if !own.is_empty() {
-            let at = first_fill.min(self.fills.len());
-            self.fills.splice(at..at, own);
+            let at = first_fill.min(self.changes.len());
+            self.changes.splice(at..at, own);
         }
         Ok(())
     }

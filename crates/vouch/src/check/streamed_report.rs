@@ -12,19 +12,25 @@
 //! not strict JSON further on, a bound on the number of members or items,
 //! a consumer-safety hazard, a branch of `anyOf`/`oneOf`/`not` — makes it
 //! stand aside (`None`), and the full path reads and reports the reply.
-//! Contracts that declare repairs never come here: their doubts may be
-//! repaired. `tests/single_pass.rs` holds the two reports equal byte for byte.
+//! With repairs declared, the report is of the repaired reply, as the full
+//! path's is: a scalar whose own rules change it is repaired first (when one
+//! round settles it) and reported as repaired, a missing property with a
+//! default is filled, not missing; a repair that acts on a container
+//! (`strip_unknown`, `drop_invalid_items`, `default_if_invalid` on an object
+//! or array holding a problem) or inside an applicator makes it stand aside.
+//! `tests/single_pass.rs` holds the two reports equal byte for byte.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::single_pass::{Others, Plan, Read, Scalar, Seen};
+use super::single_pass::{Fill, Others, Plan, Read, Scalar, Seen};
 use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order};
 use crate::contract::node::{hazardous_key, Node, NodeId};
 use crate::pointer;
 use crate::read::parser::{Parser, Scalar as ParsedScalar};
 use crate::read::read_value;
+use crate::repair::Repairer;
 use crate::verdict::Problem;
 
 /// Every problem of `text` against the contract, or `None` to leave the
@@ -34,11 +40,12 @@ pub(crate) fn report(
     plans: &[Plan],
     root: NodeId,
     text: &str,
-    max_depth: usize,
-    max_problems: usize,
+    limits: (usize, usize),
+    repairs: bool,
 ) -> Option<Vec<Problem>> {
+    let (max_depth, max_problems) = limits;
     let path = String::with_capacity(64);
-    let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path };
+    let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path, repairs };
     let mut problems = Vec::new();
     r.value(root, 0, &mut problems)?;
     r.p.skip_ws();
@@ -57,6 +64,8 @@ struct Reporter<'c, 't> {
     max_depth: usize,
     /// JSON Pointer of the value being read.
     path: String,
+    /// The contract declares repairs: report the reply as repaired.
+    repairs: bool,
 }
 
 impl<'t> Reporter<'_, 't> {
@@ -81,6 +90,9 @@ impl<'t> Reporter<'_, 't> {
                 }
             }
             (_, Some(b'{' | b'[')) => {
+                if self.repairs && n.policy_below {
+                    return None;
+                }
                 let v = self.whole(depth)?;
                 if !super::is_valid(self.nodes, id, &v) {
                     problems_in_order(self.nodes, id, &v, &self.path, out)?;
@@ -89,6 +101,9 @@ impl<'t> Reporter<'_, 't> {
             }
             _ => {
                 let scalar = self.p.scalar_ref().ok()?;
+                if self.repairs && n.policy_below {
+                    return self.repaired_scalar_problems(id, n, plan.scalar, scalar.into_value(), out);
+                }
                 let valid = match (plan.scalar, &scalar) {
                     (Scalar::Typed(types), s) => types.is_none_or(|t| t.admits_scalar(s)),
                     (Scalar::Here, ParsedScalar::String(s)) => is_valid_string_here(self.nodes, id, s),
@@ -105,6 +120,33 @@ impl<'t> Reporter<'_, 't> {
         }
     }
 
+    /// A scalar its node's own rules may change: repaired as the repair pass
+    /// would, when one round settles it, then reported as repaired.
+    fn repaired_scalar_problems(
+        &self,
+        id: NodeId,
+        n: &Node,
+        plan: Scalar,
+        mut v: Value,
+        out: &mut Vec<Problem>,
+    ) -> Option<()> {
+        // Only a node's own rules, at a node without applicators, are this simple.
+        if !matches!(plan, Scalar::Here) || n.policy.is_none() {
+            return None;
+        }
+        let mut r = Repairer::new(self.nodes);
+        r.repair(id, &mut v);
+        if !r.log.is_empty() {
+            let mut again = v.clone();
+            let mut next = Repairer::new(self.nodes);
+            next.repair(id, &mut again);
+            if !next.log.is_empty() || again != v {
+                return None;
+            }
+        }
+        self.scalar_problems(id, v, true, out)
+    }
+
     fn scalar_problems(&self, id: NodeId, v: Value, here: bool, out: &mut Vec<Problem>) -> Option<()> {
         let valid = if here { is_valid_here(self.nodes, id, &v) } else { super::is_valid(self.nodes, id, &v) };
         if !valid {
@@ -115,10 +157,29 @@ impl<'t> Reporter<'_, 't> {
 
     fn container(&mut self, id: NodeId, n: &Node, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
         match self.plans.get(id).map(|p| &p.read) {
-            Some(Read::Object { required, .. }) => self.object(id, n, *required, depth, out),
-            Some(Read::Array) => self.array(n, depth, out),
+            Some(Read::Object { required, fills, strip }) => {
+                let before = out.len();
+                self.object(id, n, *required, fills, *strip, depth, out)?;
+                self.unrepaired(n, before, out)
+            }
+            Some(Read::Array) => {
+                let before = out.len();
+                self.array(n, depth, out)?;
+                self.unrepaired(n, before, out)
+            }
             _ => None,
         }
+    }
+
+    /// With repairs declared, a container holding a problem may itself be
+    /// repaired (its invalid items dropped, or replaced by its default):
+    /// the full path's to report.
+    fn unrepaired(&self, n: &Node, before: usize, out: &[Problem]) -> Option<()> {
+        let acts = n.policy.as_ref().is_some_and(|p| p.rules.drop_invalid_items || p.rules.default_if_invalid);
+        if self.repairs && acts && out.len() > before {
+            return None;
+        }
+        Some(())
     }
 
     /// A value read whole (the reader refuses what the full path would).
@@ -152,7 +213,17 @@ impl<'t> Reporter<'_, 't> {
         empty
     }
 
-    fn object(&mut self, id: NodeId, n: &Node, required: usize, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
+    #[allow(clippy::too_many_arguments)]
+    fn object(
+        &mut self,
+        id: NodeId,
+        n: &Node,
+        required: usize,
+        fills: &[Fill],
+        strip: bool,
+        depth: usize,
+        out: &mut Vec<Problem>,
+    ) -> Option<()> {
         self.p.pos += 1; // '{'
         let mut seen = Seen::new(n.property_index.len());
         let mut others = Others::default();
@@ -191,7 +262,11 @@ impl<'t> Reporter<'_, 't> {
                     self.value(child, depth + 1, &mut inner)?;
                 }
                 None => {
-                    if n.plain_keys && hazardous_key(&key) {
+                    // Stripped by a repair, or read as consumers would not: the full path's.
+                    if strip || (n.plain_keys && hazardous_key(&key)) {
+                        return None;
+                    }
+                    if self.repairs && n.additional_properties.and_then(|a| self.nodes.get(a)).is_some_and(|a| a.policy_below) {
                         return None;
                     }
                     self.p.skip_ws();
@@ -205,6 +280,14 @@ impl<'t> Reporter<'_, 't> {
             self.path.truncate(mark);
             members += 1;
             more = self.another(b'}')?;
+        }
+        // Missing properties with a default are filled, as the repair pass fills them.
+        for fill in fills {
+            if !seen.contains(fill.position()) {
+                seen.insert(fill.position());
+                required_seen += usize::from(fill.required());
+                members += 1;
+            }
         }
         if n.min_properties.is_some_and(|min| members < min) || n.max_properties.is_some_and(|max| members > max) {
             return None;

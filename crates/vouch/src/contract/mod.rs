@@ -151,36 +151,36 @@ impl Contract {
                 // Most replies are decided in one pass over the bytes; the
                 // full path below decides the rest, and every refusal.
                 let doubted = match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
-                    single_pass::Outcome::Accepted(fills) if fills.is_empty() => {
+                    single_pass::Outcome::Accepted(changes) if changes.is_empty() => {
                         return self.vouch(Accepted::as_sent(text, self.limits.max_depth));
                     }
-                    single_pass::Outcome::Accepted(fills) => {
-                        match single_pass::filled_value(text, self.limits.max_depth, fills) {
-                            Some((value, repairs)) => return self.vouch(Accepted::built(value, repairs)),
-                            None => false,
-                        }
+                    single_pass::Outcome::Accepted(changes) => {
+                        let (json, repairs, deeper) = single_pass::changed_text(text, changes);
+                        let max_depth = self.limits.max_depth.saturating_add(deeper);
+                        return self.vouch(Accepted::as_filled(json, max_depth, repairs));
                     }
                     single_pass::Outcome::Doubted => true,
-                    single_pass::Outcome::Unread(Some(e)) if read::refused_as_read(text, &e, self.unwrap) => {
-                        // The very error the full path's reader would stop at.
-                        return Verdict::refuse(vec![*read::read_refusal(text, &e, self.unwrap)]);
+                    single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
+                        // The very error the full path's reader would stop at:
+                        // refused as such, or unwrapped, without reading again.
+                        return match read::after_read_error(text, &e, &self.limits, self.unwrap) {
+                            Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
+                            Err(problem) => Verdict::refuse(vec![*problem]),
+                        };
                     }
                     single_pass::Outcome::Unread(_) => false,
                 };
-                if doubted && !self.repairs {
-                    // Without repairs, a doubt is a failed keyword: report it
-                    // straight away (a fast check would only say so again),
-                    // while reading, where the walk's order allows.
-                    if let Some(problems) = check::streamed_report::report(
-                        &self.nodes,
-                        &self.plans,
-                        self.root,
-                        text,
-                        self.limits.max_depth,
-                        self.limits.max_problems,
-                    ) {
+                if doubted {
+                    // A doubt the single pass could not repair is a failed
+                    // keyword: report it while reading, where the walk's
+                    // order allows.
+                    if let Some(problems) = self.streamed_report(text) {
                         return Verdict::refuse(problems);
                     }
+                }
+                if doubted && !self.repairs {
+                    // Without repairs, report it straight away (a fast check
+                    // would only say so again).
                     if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap) {
                         let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
                         if !problems.is_empty() {
@@ -238,17 +238,14 @@ impl Contract {
         let Ok(text) = std::str::from_utf8(raw) else { return false };
         match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
             single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
-            single_pass::Outcome::Doubted if !self.repairs => check::streamed_report::report(
-                &self.nodes,
-                &self.plans,
-                self.root,
-                text,
-                self.limits.max_depth,
-                self.limits.max_problems,
-            )
-            .is_some(),
+            single_pass::Outcome::Doubted => self.streamed_report(text).is_some(),
             _ => false,
         }
+    }
+
+    fn streamed_report(&self, text: &str) -> Option<Vec<Problem>> {
+        let limits = (self.limits.max_depth, self.limits.max_problems);
+        check::streamed_report::report(&self.nodes, &self.plans, self.root, text, limits, self.repairs)
     }
 
     /// Check a value that was already parsed (for example a stored last good
@@ -329,7 +326,7 @@ impl Contract {
 }
 
 /// Nesting depth of a value, without recursion.
-fn depth(value: &Value) -> usize {
+pub(crate) fn depth(value: &Value) -> usize {
     let mut deepest = 0;
     let mut stack = vec![(value, 0usize)];
     // Counted like the reader counts: each open array or object is a level.

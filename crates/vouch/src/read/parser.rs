@@ -41,6 +41,16 @@ pub(crate) enum Scalar<'a> {
 }
 
 impl Scalar<'_> {
+    /// The value of a scalar that is not a string (a string is copied).
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            Self::Null => Value::Null,
+            Self::Bool(b) => Value::Bool(*b),
+            Self::Number(n) => Value::Number(n.clone()),
+            Self::String(s) => Value::String(s.to_string()),
+        }
+    }
+
     pub(crate) fn into_value(self) -> Value {
         match self {
             Self::Null => Value::Null,
