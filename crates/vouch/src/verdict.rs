@@ -182,6 +182,12 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// A problem at `path` with its message written whole (it starts with
+    /// the path as shown: `(root)` or the pointer, then `: `).
+    pub(crate) fn with_message(code: ProblemCode, path: &str, expected: String, got: String, message: String) -> Self {
+        Self { code, class: code.class(), message, path: path.to_owned(), expected, got, position: None }
+    }
+
     /// A problem at `path`; the message is built from the parts.
     #[must_use]
     pub fn new(code: ProblemCode, path: &str, expected: String, got: String, sentence: &str) -> Self {
@@ -190,7 +196,7 @@ impl Problem {
         message.push_str(shown);
         message.push_str(": ");
         message.push_str(sentence);
-        Self { code, class: code.class(), message, path: path.to_owned(), expected, got, position: None }
+        Self::with_message(code, path, expected, got, message)
     }
 }
 

@@ -19,7 +19,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
-use crate::verdict::{excerpt, Problem, ProblemCode};
+use crate::verdict::{display_path, excerpt, Problem, ProblemCode};
 pub(crate) use equal::{cmp_numbers, json_equal};
 
 /// The evaluation state: the mode, and in reporting mode the path and problems.
@@ -51,7 +51,12 @@ impl Ctx {
         // Room for a few levels of path up front: the walk grows it member by member.
         let mut owned = String::with_capacity(path.len() + 64);
         owned.push_str(path);
-        Self { report: true, paths: true, path: owned, problems: Vec::with_capacity(4), max: max.max(1), depth: 0 }
+        Self::reporting_into(owned, max, Vec::with_capacity(4))
+    }
+
+    /// A reporting context on a path and a list the caller lends it.
+    fn reporting_into(path: String, max: usize, problems: Vec<Problem>) -> Self {
+        Self { report: true, paths: true, path, problems, max: max.max(1), depth: 0 }
     }
 
     /// Record a problem (built lazily, only when reporting). Returns whether
@@ -123,7 +128,8 @@ pub(crate) fn is_valid_here(nodes: &[Node], id: NodeId, value: &Value) -> bool {
 }
 
 /// [`is_valid_here`] for a string still borrowed from the reply, at a node
-/// without in-place applicators: no `Value` built. The same keywords as
+/// without in-place applicators (the caller's to make sure of: the single
+/// pass's `Scalar::Here` plan): no `Value` built. The same keywords as
 /// `node_here` checks on a string, in the same way.
 pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool {
     let Some(n) = nodes.get(id) else {
@@ -135,8 +141,8 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
         && n.types.is_none_or(|t| t.contains(Types::STRING))
         && n.enumeration.as_ref().is_none_or(|members| members.iter().any(|m| m.as_str() == Some(s)))
         && n.constant.as_ref().is_none_or(|c| c.as_str() == Some(s))
-        && n.in_place().next().is_none()
-        && Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast())
+        && ((n.min_length.is_none() && n.max_length.is_none() && n.pattern.is_none() && n.format.is_none())
+            || Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast()))
 }
 
 /// The problems of one subtree, in the order the whole walk meets them,
@@ -147,14 +153,14 @@ pub(crate) fn problems_in_order(
     nodes: &[Node],
     id: NodeId,
     value: &Value,
-    path: &str,
+    path: &mut String,
     out: &mut Vec<Problem>,
 ) -> Option<()> {
-    let mut ctx = Ctx::reporting(path, usize::MAX);
-    ctx.problems = std::mem::take(out);
+    // The walk borrows the caller's path and list (and leaves the path as it found it).
+    let mut ctx = Ctx::reporting_into(std::mem::take(path), usize::MAX, std::mem::take(out));
     let eval = Eval::new(nodes);
     eval.node(id, value, &mut ctx);
-    *out = ctx.problems;
+    (*path, *out) = (ctx.path, ctx.problems);
     eval.hazards.take().is_empty().then_some(())
 }
 
@@ -166,15 +172,14 @@ pub(crate) fn member_problems(
     object: NodeId,
     key: &str,
     item: &Value,
-    path: &str,
+    path: &mut String,
     out: &mut Vec<Problem>,
 ) -> Option<()> {
     let n = nodes.get(object)?;
-    let mut ctx = Ctx::reporting(path, usize::MAX);
-    ctx.problems = std::mem::take(out);
+    let mut ctx = Ctx::reporting_into(std::mem::take(path), usize::MAX, std::mem::take(out));
     let eval = Eval::new(nodes);
     eval.member(n, key, item, &mut ctx, &mut 0);
-    *out = ctx.problems;
+    (*path, *out) = (ctx.path, ctx.problems);
     eval.hazards.take().is_empty().then_some(())
 }
 
@@ -323,11 +328,21 @@ impl Eval<'_> {
                     // One excerpt for both the sentence and `got`: refusals are a hot path too.
                     let names = types.describe();
                     let got = excerpt(v);
-                    let sentence = match v {
-                        Value::Null => format!("expected {names}, got null"),
-                        other => format!("expected {names}, got {} {got}", type_name(other)),
-                    };
-                    ctx.fail_with(|path| Problem::new(ProblemCode::WrongType, path, names, got, &sentence));
+                    ctx.fail_with(|path| {
+                        // The message written whole, without a sentence in between.
+                        let shown = display_path(path);
+                        let mut message = String::with_capacity(shown.len() + names.len() + got.len() + 32);
+                        message.push_str(shown);
+                        message.push_str(": expected ");
+                        message.push_str(&names);
+                        message.push_str(", got ");
+                        if !v.is_null() {
+                            message.push_str(type_name(v));
+                            message.push(' ');
+                        }
+                        message.push_str(&got);
+                        Problem::with_message(ProblemCode::WrongType, path, names, got, message)
+                    });
                 }
                 return false;
             }

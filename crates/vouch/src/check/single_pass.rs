@@ -381,13 +381,13 @@ impl<'t> Others<'t> {
 impl<'c, 't> SinglePass<'c, 't> {
     /// Check the value at the reader's position for node `id`, enclosed in
     /// `depth` containers.
-    fn value(&mut self, id: NodeId, depth: usize) -> Pass<()> {
-        let id = match self.plans.get(id).map(|p| &p.read) {
-            Some(Read::Alias(target)) => *target,
-            _ => id,
-        };
+    fn value(&mut self, mut id: NodeId, depth: usize) -> Pass<()> {
+        let mut plan = self.plans.get(id).ok_or(Stop::Unread)?;
+        if let Read::Alias(target) = plan.read {
+            id = target;
+            plan = self.plans.get(id).ok_or(Stop::Unread)?;
+        }
         self.p.skip_ws();
-        let plan = self.plans.get(id).ok_or(Stop::Unread)?;
         match (&plan.read, self.p.peek()) {
             (Read::Object { .. }, Some(b'{')) | (Read::Array, Some(b'[')) => {
                 // Recursion follows the reply's nesting (bounded by `max_depth`):

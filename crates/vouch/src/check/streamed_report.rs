@@ -95,7 +95,7 @@ impl<'t> Reporter<'_, 't> {
                 }
                 let v = self.whole(depth)?;
                 if !super::is_valid(self.nodes, id, &v) {
-                    problems_in_order(self.nodes, id, &v, &self.path, out)?;
+                    problems_in_order(self.nodes, id, &v, &mut self.path, out)?;
                 }
                 Some(())
             }
@@ -114,7 +114,7 @@ impl<'t> Reporter<'_, 't> {
                 if valid {
                     return Some(());
                 }
-                problems_in_order(self.nodes, id, &scalar.into_value(), &self.path, out)?;
+                problems_in_order(self.nodes, id, &scalar.into_value(), &mut self.path, out)?;
                 Some(())
             }
         }
@@ -123,7 +123,7 @@ impl<'t> Reporter<'_, 't> {
     /// A scalar its node's own rules may change: repaired as the repair pass
     /// would, when one round settles it, then reported as repaired.
     fn repaired_scalar_problems(
-        &self,
+        &mut self,
         id: NodeId,
         n: &Node,
         plan: Scalar,
@@ -147,10 +147,10 @@ impl<'t> Reporter<'_, 't> {
         self.scalar_problems(id, v, true, out)
     }
 
-    fn scalar_problems(&self, id: NodeId, v: Value, here: bool, out: &mut Vec<Problem>) -> Option<()> {
+    fn scalar_problems(&mut self, id: NodeId, v: Value, here: bool, out: &mut Vec<Problem>) -> Option<()> {
         let valid = if here { is_valid_here(self.nodes, id, &v) } else { super::is_valid(self.nodes, id, &v) };
         if !valid {
-            problems_in_order(self.nodes, id, &v, &self.path, out)?;
+            problems_in_order(self.nodes, id, &v, &mut self.path, out)?;
         }
         Some(())
     }
@@ -229,8 +229,10 @@ impl<'t> Reporter<'_, 't> {
         let mut others = Others::default();
         let mut members: u64 = 0;
         let mut required_seen = 0;
-        // The members' problems come after the object's own (missing properties).
-        let mut inner = Vec::new();
+        // The members' problems go after the object's own (missing
+        // properties), which are only known at the end: they are put in
+        // front of the members' then.
+        let first = out.len();
         let mut next = 0;
         let mut more = !self.closes_at_once(b'}');
         while more {
@@ -259,14 +261,16 @@ impl<'t> Reporter<'_, 't> {
                     }
                     required_seen += usize::from(is_required);
                     next = i + 1;
-                    self.value(child, depth + 1, &mut inner)?;
+                    self.value(child, depth + 1, out)?;
                 }
                 None => {
                     // Stripped by a repair, or read as consumers would not: the full path's.
                     if strip || (n.plain_keys && hazardous_key(&key)) {
                         return None;
                     }
-                    if self.repairs && n.additional_properties.and_then(|a| self.nodes.get(a)).is_some_and(|a| a.policy_below) {
+                    if self.repairs
+                        && n.additional_properties.and_then(|a| self.nodes.get(a)).is_some_and(|a| a.policy_below)
+                    {
                         return None;
                     }
                     self.p.skip_ws();
@@ -274,7 +278,7 @@ impl<'t> Reporter<'_, 't> {
                     if !others.insert(Cow::Owned(key.clone().into_owned())) {
                         return None;
                     }
-                    member_problems(self.nodes, id, &key, &item, &self.path, &mut inner)?;
+                    member_problems(self.nodes, id, &key, &item, &mut self.path, out)?;
                 }
             }
             self.path.truncate(mark);
@@ -293,18 +297,20 @@ impl<'t> Reporter<'_, 't> {
             return None;
         }
         if required_seen != required {
+            let mut missed = Vec::new();
             for name in &n.required {
                 let (i, _, _) = n.property_index.position(name)?;
                 if !seen.contains(i) {
                     let mark = self.path.len();
                     self.path.push('/');
                     pointer::push_escaped(&mut self.path, name);
-                    out.push(missing(&self.path));
+                    missed.push(missing(&self.path));
                     self.path.truncate(mark);
                 }
             }
+            let at = first.min(out.len());
+            out.splice(at..at, missed);
         }
-        out.append(&mut inner);
         Some(())
     }
 

@@ -146,56 +146,65 @@ impl Contract {
     #[must_use]
     pub fn check(&self, raw: impl AsRef<[u8]>) -> Verdict {
         let raw = raw.as_ref();
-        if raw.len() <= self.limits.max_bytes {
-            if let Ok(text) = std::str::from_utf8(raw) {
-                // Most replies are decided in one pass over the bytes; the
-                // full path below decides the rest, and every refusal.
-                let doubted = match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
-                    single_pass::Outcome::Accepted(changes) if changes.is_empty() => {
-                        return self.vouch(Accepted::as_sent(text, self.limits.max_depth));
-                    }
-                    single_pass::Outcome::Accepted(changes) => {
-                        let (json, repairs, deeper) = single_pass::changed_text(text, changes);
-                        let max_depth = self.limits.max_depth.saturating_add(deeper);
-                        return self.vouch(Accepted::as_filled(json, max_depth, repairs));
-                    }
-                    single_pass::Outcome::Doubted => true,
-                    single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
-                        // The very error the full path's reader would stop at:
-                        // refused as such, or unwrapped, without reading again.
-                        return match read::after_read_error(text, &e, &self.limits, self.unwrap) {
-                            Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
-                            Err(problem) => Verdict::refuse(vec![*problem]),
-                        };
-                    }
-                    single_pass::Outcome::Unread(_) => false,
-                };
-                if doubted {
-                    // A doubt the single pass could not repair is a failed
-                    // keyword: report it while reading, where the walk's
-                    // order allows.
-                    if let Some(problems) = self.streamed_report(text) {
-                        return Verdict::refuse(problems);
-                    }
-                }
-                if doubted && !self.repairs {
-                    // Without repairs, report it straight away (a fast check
-                    // would only say so again).
-                    if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap) {
-                        let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
-                        if !problems.is_empty() {
-                            return Verdict::refuse(problems);
-                        }
-                        return self.judge(value, Vec::new());
-                    }
-                }
-                return match read::read_text(text, &self.limits, self.unwrap) {
+        // Too large is refused before anything reads it.
+        match (raw.len() <= self.limits.max_bytes).then(|| std::str::from_utf8(raw)) {
+            Some(Ok(text)) => self.check_str(text),
+            _ => self.check_full_path(raw),
+        }
+    }
+
+    /// [`Contract::check`] for a reply already held as text (no UTF-8
+    /// validation needed): the same verdict.
+    #[must_use]
+    pub fn check_str(&self, text: &str) -> Verdict {
+        if text.len() > self.limits.max_bytes {
+            return self.check_full_path(text);
+        }
+        // Most replies are decided in one pass over the bytes; the
+        // full path below decides the rest, and every refusal.
+        let doubted = match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
+            single_pass::Outcome::Accepted(changes) if changes.is_empty() => {
+                return self.vouch(Accepted::as_sent(text, self.limits.max_depth));
+            }
+            single_pass::Outcome::Accepted(changes) => {
+                let (json, repairs, deeper) = single_pass::changed_text(text, changes);
+                let max_depth = self.limits.max_depth.saturating_add(deeper);
+                return self.vouch(Accepted::as_filled(json, max_depth, repairs));
+            }
+            single_pass::Outcome::Doubted => true,
+            single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
+                // The very error the full path's reader would stop at:
+                // refused as such, or unwrapped, without reading again.
+                return match read::after_read_error(text, &e, &self.limits, self.unwrap) {
                     Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
                     Err(problem) => Verdict::refuse(vec![*problem]),
                 };
             }
+            single_pass::Outcome::Unread(_) => false,
+        };
+        if doubted {
+            // A doubt the single pass could not repair is a failed
+            // keyword: report it while reading, where the walk's
+            // order allows.
+            if let Some(problems) = self.streamed_report(text) {
+                return Verdict::refuse(problems);
+            }
         }
-        self.check_full_path(raw)
+        if doubted && !self.repairs {
+            // Without repairs, report it straight away (a fast check
+            // would only say so again).
+            if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap) {
+                let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
+                if !problems.is_empty() {
+                    return Verdict::refuse(problems);
+                }
+                return self.judge(value, Vec::new());
+            }
+        }
+        return match read::read_text(text, &self.limits, self.unwrap) {
+            Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
+            Err(problem) => Verdict::refuse(vec![*problem]),
+        };
     }
 
     /// The verdict of the full path alone (read, repair, check, report),
