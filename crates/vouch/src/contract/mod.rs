@@ -201,10 +201,10 @@ impl Contract {
                 return self.judge(value, Vec::new());
             }
         }
-        return match read::read_text(text, &self.limits, self.unwrap) {
+        match read::read_text(text, &self.limits, self.unwrap) {
             Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
             Err(problem) => Verdict::refuse(vec![*problem]),
-        };
+        }
     }
 
     /// The verdict of the full path alone (read, repair, check, report),
