@@ -522,11 +522,14 @@ impl std::io::Write for BoundedWriter {
             return Err(std::io::Error::other("excerpt full"));
         }
         let text = String::from_utf8_lossy(bytes);
-        // The common case, a piece that fits whole: one copy.
-        if text.len() + self.chars <= EXCERPT_CHARS {
+        // The common case, a piece that fits whole (its bytes bound its
+        // characters): one copy, characters counted only once it may not fit.
+        if text.len() + self.buf.len() <= EXCERPT_CHARS {
             self.buf.push_str(&text);
-            self.chars += text.chars().count();
             return Ok(bytes.len());
+        }
+        if self.chars < self.buf.len() {
+            self.chars = self.buf.chars().count();
         }
         for ch in text.chars() {
             if self.chars >= EXCERPT_CHARS {

@@ -162,21 +162,31 @@ impl Contract {
         }
         // Most replies are decided in one pass over the bytes; the
         // full path below decides the rest, and every refusal.
-        let doubted = match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
+        let doubted = match self.run_single_pass(text) {
             single_pass::Outcome::Accepted(changes) if changes.is_empty() => {
                 return self.vouch(Accepted::as_sent(text, self.limits.max_depth));
             }
             single_pass::Outcome::Accepted(changes) => {
-                let (json, repairs, deeper) = single_pass::changed_text(text, changes);
-                let max_depth = self.limits.max_depth.saturating_add(deeper);
-                return self.vouch(Accepted::as_filled(json, max_depth, repairs));
+                return self.vouch(self.changed(text, changes, Vec::new()));
             }
             single_pass::Outcome::Doubted => true,
             single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
                 // The very error the full path's reader would stop at:
                 // refused as such, or unwrapped, without reading again.
                 return match read::after_read_error(text, &e, &self.limits, self.unwrap) {
-                    Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
+                    Ok((value, unwrapped, (from, to))) => {
+                        let unwrapped: Vec<Repair> = unwrapped.into_iter().collect();
+                        match text.get(from..to).map(|json| (json, self.run_single_pass(json))) {
+                            // The unwrapped JSON, checked in one pass too.
+                            Some((_, single_pass::Outcome::Accepted(changes))) if changes.is_empty() => {
+                                self.vouch(Accepted::built(value, unwrapped))
+                            }
+                            Some((json, single_pass::Outcome::Accepted(changes))) => {
+                                self.vouch(self.changed(json, changes, unwrapped))
+                            }
+                            _ => self.judge(value, unwrapped),
+                        }
+                    }
                     Err(problem) => Verdict::refuse(vec![*problem]),
                 };
             }
@@ -250,6 +260,18 @@ impl Contract {
             single_pass::Outcome::Doubted => self.streamed_report(text).is_some(),
             _ => false,
         }
+    }
+
+    fn run_single_pass(&self, text: &str) -> single_pass::Outcome<'_> {
+        single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth)
+    }
+
+    /// A reply accepted by the single pass with changes: the text with them
+    /// made, logged after `before` (an unwrap).
+    fn changed(&self, text: &str, changes: Vec<single_pass::Change<'_>>, mut before: Vec<Repair>) -> Accepted {
+        let (json, repairs, deeper) = single_pass::changed_text(text, changes);
+        before.extend(repairs);
+        Accepted::as_filled(json, self.limits.max_depth.saturating_add(deeper), before)
     }
 
     fn streamed_report(&self, text: &str) -> Option<Vec<Problem>> {

@@ -106,19 +106,20 @@ pub(crate) fn read_text(text: &str, limits: &Limits, unwrap: Unwrap) -> Result<(
     }
     match read_value(text, 0, limits.max_depth, true) {
         Ok((value, _)) => Ok((value, None)),
-        Err(e) => after_read_error(text, &e, limits, unwrap),
+        Err(e) => after_read_error(text, &e, limits, unwrap).map(|(value, log, _)| (value, log)),
     }
 }
 
 /// What [`read_text`] makes of a reply that stopped reading with `e` (found
 /// by it, or by the single pass, whose syntax errors are the same): the
-/// declared unwraps, else the read refusal. `text` is not blank.
+/// declared unwraps (the value, its log, and where its JSON stands in the
+/// reply), else the read refusal. `text` is not blank.
 pub(crate) fn after_read_error(
     text: &str,
     e: &parser::ReadError,
     limits: &Limits,
     unwrap: Unwrap,
-) -> Result<(Value, Option<Repair>), Box<Problem>> {
+) -> Result<(Value, Option<Repair>, (usize, usize)), Box<Problem>> {
     // Unwrapping is tried only for replies that are not JSON as a whole;
     // a cut-off or over-deep reply stays refused whatever is declared.
     if matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText) && !unwrap.is_none() {

@@ -27,7 +27,8 @@ impl Unwrap {
     }
 }
 
-type Found = Result<(Value, Option<Repair>), ReadError>;
+/// The value unwrapped, the repair that logs it, and where its JSON stands in the reply.
+type Found = Result<(Value, Option<Repair>, (usize, usize)), ReadError>;
 
 /// Try the declared unwraps on a reply that is not JSON as a whole.
 /// `None` means no unwrap applies, and the original reading problem stands.
@@ -39,7 +40,7 @@ pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<F
             let upto = text.get(..end).unwrap_or_default();
             let read = read_value(upto, start, max_depth, false).and_then(|(value, stop)| {
                 if text.get(stop..end).is_some_and(|rest| rest.trim().is_empty()) {
-                    Ok(value)
+                    Ok((value, stop))
                 } else {
                     Err(ReadError {
                         code: ProblemCode::TrailingText,
@@ -50,9 +51,11 @@ pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<F
                 }
             });
             if !body.trim().is_empty() {
-                return Some(read.map(|v| {
+                return Some(read.map(|(v, stop)| {
                     let r = log(text, &v, "read the JSON out of a Markdown code fence");
-                    (v, Some(r))
+                    // The body may open with white space; the value starts after it.
+                    let from = start + body.len() - body.trim_start().len();
+                    (v, Some(r), (from, stop))
                 }));
             }
         }
@@ -113,7 +116,7 @@ fn outside_think(text: &str) -> Vec<(usize, usize)> {
 }
 
 fn prose(text: &str, max_depth: usize) -> Found {
-    let mut found: Option<(Value, usize)> = None;
+    let mut found: Option<(Value, usize, usize)> = None;
     let mut first_error: Option<ReadError> = None;
     let mut broken_object: Option<usize> = None;
     for (start, end) in outside_think(text) {
@@ -136,7 +139,7 @@ fn prose(text: &str, max_depth: usize) -> Found {
                                     .into(),
                         });
                     }
-                    found = Some((value, open));
+                    found = Some((value, open, stop));
                     at = stop;
                 }
                 // Anything but a syntax error ends the search: a cut-off,
@@ -167,9 +170,9 @@ fn prose(text: &str, max_depth: usize) -> Found {
         });
     }
     match found {
-        Some((value, _)) => {
+        Some((value, open, stop)) => {
             let r = log(text, &value, "read the JSON out of the surrounding text");
-            Ok((value, Some(r)))
+            Ok((value, Some(r), (open, stop)))
         }
         None => Err(first_error.unwrap_or(ReadError {
             code: ProblemCode::NotJson,
