@@ -141,6 +141,11 @@ fn run_file(label: &str, corpus: &[Reply], contracts: &Contracts, iterations: us
         measure("vouch strict", corpus, iterations, |r| {
             contracts.strict.get(&r.contract).is_some_and(|c| c.check_str(&r.raw).is_accepted())
         }),
+        // What a caller that wants the generic tree pays on top: the
+        // accepted value read from the vouched text (refusals as above).
+        measure("vouch strict + value()", corpus, iterations, |r| {
+            contracts.strict.get(&r.contract).is_some_and(|c| c.check_str(&r.raw).value().is_some())
+        }),
         measure("vouch lenient", corpus, iterations, |r| {
             contracts.lenient.get(&r.contract).is_some_and(|c| c.check_str(&r.raw).is_accepted())
         }),
