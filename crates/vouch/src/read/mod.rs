@@ -110,6 +110,10 @@ pub(crate) fn read_text(text: &str, limits: &Limits, unwrap: Unwrap) -> Result<(
     }
 }
 
+/// A reply read: its value, the unwrap that found it (if one did), and
+/// where its JSON stands in the reply.
+pub(crate) type Read = (Value, Option<Repair>, (usize, usize));
+
 /// What [`read_text`] makes of a reply that stopped reading with `e` (found
 /// by it, or by the single pass, whose syntax errors are the same): the
 /// declared unwraps (the value, its log, and where its JSON stands in the
@@ -119,7 +123,7 @@ pub(crate) fn after_read_error(
     e: &parser::ReadError,
     limits: &Limits,
     unwrap: Unwrap,
-) -> Result<(Value, Option<Repair>, (usize, usize)), Box<Problem>> {
+) -> Result<Read, Box<Problem>> {
     // Unwrapping is tried only for replies that are not JSON as a whole;
     // a cut-off or over-deep reply stays refused whatever is declared.
     if matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText) && !unwrap.is_none() {
