@@ -347,8 +347,31 @@ pub(crate) fn leaves_valid_string_alone(n: &Node, s: &str) -> bool {
 /// The log entry for a missing property filled with its default (also
 /// written by the single pass, which fills the same properties).
 pub(crate) fn filled(path: String, default: &Value) -> Repair {
-    let message = format!("{}: missing, filled with the default {}", display_path(&path), excerpt(default));
-    Repair { path, rule: "default".to_owned(), before: bounded(&Value::Null), after: bounded(default), message }
+    Filling::of(default).at(path)
+}
+
+/// The parts of a fill's log entry that do not depend on where it is made,
+/// worked out once (the single pass keeps one per declared default).
+#[derive(Debug, Clone)]
+pub(crate) struct Filling {
+    /// `: missing, filled with the default …`, after the path.
+    said: String,
+    after: Value,
+}
+
+impl Filling {
+    pub(crate) fn of(default: &Value) -> Self {
+        Self { said: format!(": missing, filled with the default {}", excerpt(default)), after: bounded(default) }
+    }
+
+    /// The log entry of this fill at `path`.
+    pub(crate) fn at(&self, path: String) -> Repair {
+        let shown = display_path(&path);
+        let mut message = String::with_capacity(shown.len() + self.said.len());
+        message.push_str(shown);
+        message.push_str(&self.said);
+        Repair { path, rule: "default".to_owned(), before: Value::Null, after: self.after.clone(), message }
+    }
 }
 
 /// A string that holds exactly one JSON number, as that number.

@@ -31,7 +31,7 @@ use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
 use crate::read::parser::{Parser, ReadError, Scalar as ParsedScalar, COLON, IN_ARRAY, IN_OBJECT, KEY};
 use crate::read::read_value;
-use crate::repair::{default_of, filled, leaves_valid_scalar_alone, leaves_valid_string_alone, Repairer};
+use crate::repair::{default_of, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling, Repairer};
 use crate::verdict::{display_path, ProblemCode, Repair};
 
 /// Why the single pass stopped: the full path reads the reply itself.
@@ -90,11 +90,12 @@ pub(super) struct Fill {
     name: String,
     /// Where the property stands among the declared ones.
     position: usize,
-    default: Value,
     /// The member as it is written into the reply: `"name":default`, compact.
     member: String,
     /// How deep the default nests.
     depth: usize,
+    /// Its log entry but for the path.
+    filling: Filling,
     required: bool,
 }
 
@@ -159,7 +160,8 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
             let Some((position, _, required)) = n.property_index.position(name) else { return Read::Whole };
             let member = format!("{}:{}", Value::from(name.as_str()), default);
             let depth = crate::contract::depth(default);
-            fills.push(Fill { name: name.clone(), position, default: default.clone(), member, depth, required });
+            let filling = Filling::of(default);
+            fills.push(Fill { name: name.clone(), position, member, depth, filling, required });
         }
         return Read::Object { required: n.property_index.required_count(), fills, strip: rules.strip_unknown };
     }
@@ -250,7 +252,7 @@ pub(crate) fn changed_text(text: &str, mut changes: Vec<Change<'_>>) -> (String,
                 let mut path = c.path.clone();
                 path.push('/');
                 pointer::push_escaped(&mut path, &fill.name);
-                repairs.push(filled(path, &fill.default));
+                repairs.push(fill.filling.at(path));
                 deeper = deeper.max(fill.depth);
                 extra += fill.member.len() + 1;
             }

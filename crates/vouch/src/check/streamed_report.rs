@@ -30,7 +30,7 @@ use crate::contract::node::{hazardous_key, Node, NodeId};
 use crate::pointer;
 use crate::read::parser::{Parser, Scalar as ParsedScalar};
 use crate::read::read_value;
-use crate::repair::Repairer;
+use crate::repair::{leaves_valid_scalar_alone, Repairer};
 use crate::verdict::Problem;
 
 /// Every problem of `text` against the contract, or `None` to leave the
@@ -133,6 +133,10 @@ impl<'t> Reporter<'_, 't> {
         // Only a node's own rules, at a node without applicators, are this simple.
         if !matches!(plan, Scalar::Here) || n.policy.is_none() {
             return None;
+        }
+        // Valid, and no rule fires on a valid value: nothing to repair or report.
+        if leaves_valid_scalar_alone(n, &v) && is_valid_here(self.nodes, id, &v) {
+            return Some(());
         }
         let mut r = Repairer::new(self.nodes);
         r.repair(id, &mut v);

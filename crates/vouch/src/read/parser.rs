@@ -521,9 +521,13 @@ impl<'a> Parser<'a> {
             self.pos = plain_run_end(self.bytes, self.pos);
             let text: &'a str = self.text;
             let run = text.get(run_start..self.pos).unwrap_or_default();
-            if out.is_empty() && self.peek() == Some(b'"') {
-                self.pos += 1;
-                return Ok(Cow::Borrowed(run));
+            if out.is_empty() {
+                if self.peek() == Some(b'"') {
+                    self.pos += 1;
+                    return Ok(Cow::Borrowed(run));
+                }
+                // An escape: room for this run and as much again after it.
+                out.reserve(2 * run.len() + 8);
             }
             out.push_str(run);
             match self.peek() {
