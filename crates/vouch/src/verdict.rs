@@ -503,11 +503,19 @@ pub(crate) fn excerpt(value: &Value) -> String {
 /// A bounded excerpt of raw text.
 #[must_use]
 pub(crate) fn excerpt_text(text: &str) -> String {
-    let mut out: String = text.chars().take(EXCERPT_CHARS).collect();
-    if text.chars().nth(EXCERPT_CHARS).is_some() {
-        out.push('…');
+    // Bytes bound characters: a short text is its own excerpt.
+    if text.len() <= EXCERPT_CHARS {
+        return text.to_owned();
     }
-    out
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => {
+            let mut out = String::with_capacity(cut + '…'.len_utf8());
+            out.push_str(text.get(..cut).unwrap_or_default());
+            out.push('…');
+            out
+        }
+        None => text.to_owned(),
+    }
 }
 
 struct BoundedWriter {
@@ -561,6 +569,16 @@ pub(crate) fn bounded(value: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_excerpts_cut_at_a_character() {
+        assert_eq!(excerpt_text("short"), "short");
+        let exact = "é".repeat(EXCERPT_CHARS);
+        assert_eq!(excerpt_text(&exact), exact);
+        let long = format!("{exact}x");
+        assert_eq!(excerpt_text(&long), format!("{exact}…"));
+        assert_eq!(excerpt_text(&"a".repeat(81)), format!("{}…", "a".repeat(80)));
+    }
 
     #[test]
     fn excerpt_is_bounded() {
