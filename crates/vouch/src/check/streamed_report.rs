@@ -44,8 +44,7 @@ pub(crate) fn report(
     repairs: bool,
 ) -> Option<Vec<Problem>> {
     let (max_depth, max_problems) = limits;
-    let path = String::with_capacity(64);
-    let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path, repairs };
+    let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path: Vec::new(), repairs };
     let mut problems = Vec::new();
     r.value(root, 0, &mut problems)?;
     r.p.skip_ws();
@@ -62,13 +61,34 @@ struct Reporter<'c, 't> {
     text: &'t str,
     p: Parser<'t>,
     max_depth: usize,
-    /// JSON Pointer of the value being read.
-    path: String,
+    /// Where the value being read is, written out only for a problem.
+    path: Vec<Segment<'c, 't>>,
     /// The contract declares repairs: report the reply as repaired.
     repairs: bool,
 }
 
-impl<'t> Reporter<'_, 't> {
+/// One step of a path: a declared name, a key as read, an index.
+enum Segment<'c, 't> {
+    Name(&'c str),
+    Key(Cow<'t, str>),
+    Index(usize),
+}
+
+impl<'c, 't> Reporter<'c, 't> {
+    /// The JSON Pointer of the value being read.
+    fn pointer(&self) -> String {
+        let mut out = String::new();
+        for segment in &self.path {
+            out.push('/');
+            match segment {
+                Segment::Name(name) => pointer::push_escaped(&mut out, name),
+                Segment::Key(key) => pointer::push_escaped(&mut out, key),
+                Segment::Index(i) => push_index(&mut out, *i),
+            }
+        }
+        out
+    }
+
     /// Read the value at the reader's position for node `id`, adding its problems to `out`.
     fn value(&mut self, id: NodeId, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
         let id = match self.plans.get(id).map(|p| &p.read) {
@@ -95,7 +115,7 @@ impl<'t> Reporter<'_, 't> {
                 }
                 let v = self.whole(depth)?;
                 if !super::is_valid(self.nodes, id, &v) {
-                    problems_in_order(self.nodes, id, &v, &mut self.path, out)?;
+                    problems_in_order(self.nodes, id, &v, &mut self.pointer(), out)?;
                 }
                 Some(())
             }
@@ -114,7 +134,7 @@ impl<'t> Reporter<'_, 't> {
                 if valid {
                     return Some(());
                 }
-                problems_in_order(self.nodes, id, &scalar.into_value(), &mut self.path, out)?;
+                problems_in_order(self.nodes, id, &scalar.into_value(), &mut self.pointer(), out)?;
                 Some(())
             }
         }
@@ -154,12 +174,12 @@ impl<'t> Reporter<'_, 't> {
     fn scalar_problems(&mut self, id: NodeId, v: Value, here: bool, out: &mut Vec<Problem>) -> Option<()> {
         let valid = if here { is_valid_here(self.nodes, id, &v) } else { super::is_valid(self.nodes, id, &v) };
         if !valid {
-            problems_in_order(self.nodes, id, &v, &mut self.path, out)?;
+            problems_in_order(self.nodes, id, &v, &mut self.pointer(), out)?;
         }
         Some(())
     }
 
-    fn container(&mut self, id: NodeId, n: &Node, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
+    fn container(&mut self, id: NodeId, n: &'c Node, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
         match self.plans.get(id).map(|p| &p.read) {
             Some(Read::Object { required, fills, strip }) => {
                 let before = out.len();
@@ -221,7 +241,7 @@ impl<'t> Reporter<'_, 't> {
     fn object(
         &mut self,
         id: NodeId,
-        n: &Node,
+        n: &'c Node,
         required: usize,
         fills: &[Fill],
         strip: bool,
@@ -246,18 +266,16 @@ impl<'t> Reporter<'_, 't> {
             }
             // The name declared next, as raw bytes, before reading a key (as the single pass does).
             let predicted = n.property_index.plain_at(next).filter(|(name, _, _)| self.p.quoted(name));
-            let (key, found): (Cow<'_, str>, _) = match predicted {
-                Some((name, id, required)) => (Cow::Borrowed(name), Some((next, id, required))),
+            let (segment, found) = match predicted {
+                Some((name, id, required)) => (Segment::Name(name), Some((next, id, required))),
                 None => {
                     let key: Cow<'t, str> = self.p.string_cow().ok()?;
                     let found = n.property_index.position(&key);
-                    (key, found)
+                    (Segment::Key(key), found)
                 }
             };
             self.consume(b':')?;
-            let mark = self.path.len();
-            self.path.push('/');
-            pointer::push_escaped(&mut self.path, &key);
+            self.path.push(segment);
             match found {
                 Some((i, child, is_required)) => {
                     if !seen.insert(i) {
@@ -268,6 +286,10 @@ impl<'t> Reporter<'_, 't> {
                     self.value(child, depth + 1, out)?;
                 }
                 None => {
+                    let key = match self.path.last() {
+                        Some(Segment::Key(key)) => key.clone(),
+                        _ => return None, // unreachable: an undeclared key was read
+                    };
                     // Stripped by a repair, or read as consumers would not: the full path's.
                     if strip || (n.plain_keys && hazardous_key(&key)) {
                         return None;
@@ -282,10 +304,10 @@ impl<'t> Reporter<'_, 't> {
                     if !others.insert(Cow::Owned(key.clone().into_owned())) {
                         return None;
                     }
-                    member_problems(self.nodes, id, &key, &item, &mut self.path, out)?;
+                    member_problems(self.nodes, id, &key, &item, &mut self.pointer(), out)?;
                 }
             }
-            self.path.truncate(mark);
+            self.path.pop();
             members += 1;
             more = self.another(b'}')?;
         }
@@ -305,11 +327,10 @@ impl<'t> Reporter<'_, 't> {
             for name in &n.required {
                 let (i, _, _) = n.property_index.position(name)?;
                 if !seen.contains(i) {
-                    let mark = self.path.len();
-                    self.path.push('/');
-                    pointer::push_escaped(&mut self.path, name);
-                    missed.push(missing(&self.path));
-                    self.path.truncate(mark);
+                    let mut at = self.pointer();
+                    at.push('/');
+                    pointer::push_escaped(&mut at, name);
+                    missed.push(missing(&at));
                 }
             }
             let at = first.min(out.len());
@@ -323,9 +344,7 @@ impl<'t> Reporter<'_, 't> {
         let mut index = 0usize;
         let mut more = !self.closes_at_once(b']');
         while more {
-            let mark = self.path.len();
-            self.path.push('/');
-            push_index(&mut self.path, index);
+            self.path.push(Segment::Index(index));
             match n.prefix_items.get(index).copied().or(n.items) {
                 Some(child) => self.value(child, depth + 1, out)?,
                 None => {
@@ -333,7 +352,7 @@ impl<'t> Reporter<'_, 't> {
                     self.whole(depth + 1)?;
                 }
             }
-            self.path.truncate(mark);
+            self.path.pop();
             index += 1;
             more = self.another(b']')?;
         }
