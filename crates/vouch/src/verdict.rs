@@ -259,23 +259,26 @@ pub struct Accepted {
 
 #[derive(Clone)]
 enum Body {
-    /// Accepted as sent: the reply's JSON, its value read on first ask.
-    Text { json: Box<str>, max_depth: usize, value: OnceLock<Value> },
+    /// Accepted as sent: the reply's JSON, its value read on first ask, and
+    /// whether the text may be handed on as it stands (see [`Accepted::json`]).
+    Text { json: Box<str>, max_depth: usize, value: OnceLock<Value>, verbatim: bool },
     /// Built: repaired, unwrapped, filled, or checked as a value.
     Value(Value),
 }
 
 impl Accepted {
     /// A reply accepted exactly as sent (strict JSON, read within `max_depth`).
-    pub(crate) fn as_sent(json: &str, max_depth: usize) -> Self {
-        let body = Body::Text { json: json.trim_matches(is_json_ws).into(), max_depth, value: OnceLock::new() };
+    pub(crate) fn as_sent(json: &str, max_depth: usize, verbatim: bool) -> Self {
+        let json = json.trim_matches(is_json_ws).into();
+        let body = Body::Text { json, max_depth, value: OnceLock::new(), verbatim };
         Self { body, repairs: Vec::new(), findings: Vec::new() }
     }
 
     /// A reply accepted as sent but for defaults written into its text
     /// (`max_depth`: how deep that text may nest, the defaults included).
-    pub(crate) fn as_filled(json: String, max_depth: usize, repairs: Vec<Repair>) -> Self {
-        let body = Body::Text { json: json.trim_matches(is_json_ws).into(), max_depth, value: OnceLock::new() };
+    pub(crate) fn as_filled(json: String, max_depth: usize, repairs: Vec<Repair>, verbatim: bool) -> Self {
+        let json = json.trim_matches(is_json_ws).into();
+        let body = Body::Text { json, max_depth, value: OnceLock::new(), verbatim };
         Self { body, repairs, findings: Vec::new() }
     }
 
@@ -288,7 +291,7 @@ impl Accepted {
     #[must_use]
     pub fn value(&self) -> &Value {
         match &self.body {
-            Body::Text { json, max_depth, value } => value.get_or_init(|| read_as_sent(json, *max_depth)),
+            Body::Text { json, max_depth, value, .. } => value.get_or_init(|| read_as_sent(json, *max_depth)),
             Body::Value(v) => v,
         }
     }
@@ -297,7 +300,7 @@ impl Accepted {
     #[must_use]
     pub fn into_value(self) -> Value {
         match self.body {
-            Body::Text { json, max_depth, value } => {
+            Body::Text { json, max_depth, value, .. } => {
                 value.into_inner().unwrap_or_else(|| read_as_sent(&json, max_depth))
             }
             Body::Value(v) => v,
@@ -306,13 +309,16 @@ impl Accepted {
 
     /// The accepted JSON as text: the reply itself (without surrounding
     /// white space) when vouch accepted it as sent — a missing property
-    /// filled with its default is written in as the last member of its
-    /// object, compact — else (other repairs, an unwrap) the built value,
-    /// compact.
+    /// filled with its default written in as the last member of its object,
+    /// a repaired scalar in place of the one sent, compact — and every
+    /// number in it reads the same to any JSON reader (at most 15
+    /// characters); else vouch's own writing of the value, compact, so no
+    /// consumer reads a number other than the one vouch checked.
     #[must_use]
     pub fn json(&self) -> Cow<'_, str> {
         match &self.body {
-            Body::Text { json, .. } => Cow::Borrowed(json),
+            Body::Text { json, verbatim: true, .. } => Cow::Borrowed(json),
+            Body::Text { .. } => Cow::Owned(self.value().to_string()),
             Body::Value(v) => Cow::Owned(v.to_string()),
         }
     }

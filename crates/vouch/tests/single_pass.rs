@@ -443,6 +443,17 @@ fn accepted_as_sent_keeps_its_text() {
     assert_eq!(a.repairs[0].path, "/n");
     let vouch::Verdict::Accepted(a) = contract.check("{ }") else { panic!("refused") };
     assert_eq!(a.json(), r#"{ "n":0}"#);
+    // A number more precise than a double: an exact-decimal reader would
+    // read another number than vouch checked, so the text is vouch's own.
+    let number = Contract::from_value(json!({"type": "object", "properties": {"x": {"type": "number"}}})).unwrap();
+    let vouch::Verdict::Accepted(a) = number.check(r#"{"x": 0.10000000000000000001}"#) else { panic!("refused") };
+    assert_eq!(a.json(), r#"{"x":0.1}"#);
+    let vouch::Verdict::Accepted(a) = number.check(r#"{"x": 12345678901234.5}"#) else { panic!("refused") };
+    assert_eq!(a.json(), r#"{"x":12345678901234.5}"#);
+    let vouch::Verdict::Accepted(a) = number.check(r#"{"x": 1.5e3, "y": [1, 2.0]}"#) else { panic!("refused") };
+    assert_eq!(a.json(), r#"{"x":1500.0,"y":[1,2.0]}"#, "a part read whole is written by vouch");
+    let vouch::Verdict::Accepted(a) = number.check(r#"{"x": 1.5e3}"#) else { panic!("refused") };
+    assert_eq!(a.json(), r#"{"x": 1.5e3}"#);
     // Repaired otherwise: the built value, compact.
     let trimmed = Contract::from_value(json!({"type": "string", "x-vouch": {"repair": ["trim"]}})).unwrap();
     let vouch::Verdict::Accepted(a) = trimmed.check(r#"" x ""#) else { panic!("refused") };

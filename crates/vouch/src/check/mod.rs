@@ -183,6 +183,25 @@ pub(crate) fn member_problems(
     eval.hazards.take().is_empty().then_some(())
 }
 
+/// The problem of a value whose type the node does not allow, at `path`.
+pub(crate) fn wrong_type(types: Types, v: &Value, path: String) -> Problem {
+    let names = types.describe();
+    let got = excerpt(v);
+    // The message written whole, without a sentence in between: refusals are a hot path too.
+    let shown = display_path(&path);
+    let mut message = String::with_capacity(shown.len() + names.len() + got.len() + 32);
+    message.push_str(shown);
+    message.push_str(": expected ");
+    message.push_str(&names);
+    message.push_str(", got ");
+    if !v.is_null() {
+        message.push_str(type_name(v));
+        message.push(' ');
+    }
+    message.push_str(&got);
+    Problem { code: ProblemCode::WrongType, class: ProblemCode::WrongType.class(), message, path, expected: names, got, position: None }
+}
+
 /// A required property the reply left out, at `path` (the property's own).
 pub(crate) fn missing(path: &str) -> Problem {
     Problem::new(ProblemCode::Missing, path, "a value".into(), String::new(), "required property is missing")
@@ -326,23 +345,7 @@ impl Eval<'_> {
                 // Words only when reporting: the fast mode just answers no.
                 if ctx.report {
                     // One excerpt for both the sentence and `got`: refusals are a hot path too.
-                    let names = types.describe();
-                    let got = excerpt(v);
-                    ctx.fail_with(|path| {
-                        // The message written whole, without a sentence in between.
-                        let shown = display_path(path);
-                        let mut message = String::with_capacity(shown.len() + names.len() + got.len() + 32);
-                        message.push_str(shown);
-                        message.push_str(": expected ");
-                        message.push_str(&names);
-                        message.push_str(", got ");
-                        if !v.is_null() {
-                            message.push_str(type_name(v));
-                            message.push(' ');
-                        }
-                        message.push_str(&got);
-                        Problem::with_message(ProblemCode::WrongType, path, names, got, message)
-                    });
+                    ctx.fail_with(|path| wrong_type(types, v, path.to_owned()));
                 }
                 return false;
             }

@@ -178,7 +178,7 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
 /// What the single pass found.
 pub(crate) enum Outcome<'c> {
     /// Vouched for, exactly as the text stands but for the changes listed.
-    Accepted(Vec<Change<'c>>),
+    Accepted(Vouched<'c>),
     /// Strict JSON as far as read, but a keyword failed or a repair would
     /// apply: the full path reads and judges it.
     Doubted,
@@ -191,7 +191,7 @@ pub(crate) enum Outcome<'c> {
 /// Check a whole reply in one pass.
 pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome<'c> {
     let mut pass =
-        SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, changes: Vec::new(), error: None };
+        SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, changes: Vec::new(), error: None, verbatim: true };
     match pass.value(root, 0) {
         Ok(()) => {}
         Err(Stop::Doubt) => return Outcome::Doubted,
@@ -201,8 +201,23 @@ pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: 
     if pass.p.pos != text.len() {
         return Outcome::Unread(Some(pass.p.trailing()));
     }
-    Outcome::Accepted(pass.changes)
+    Outcome::Accepted(Vouched { changes: pass.changes, verbatim: pass.verbatim })
 }
+
+/// A reply the single pass vouched for.
+pub(crate) struct Vouched<'c> {
+    /// The changes made, in the order the repair pass logs them.
+    pub changes: Vec<Change<'c>>,
+    /// Every number in it is written so that any JSON reader, exact decimal
+    /// readers included, reads what vouch read (at most 15 characters: a
+    /// double keeps 15 significant digits, so readers cannot disagree on
+    /// its order against a bound), and no part was read whole: its text may
+    /// be handed on as it stands.
+    pub verbatim: bool,
+}
+
+/// Longest number text handed on verbatim (see [`Vouched::verbatim`]).
+const VERBATIM_NUMBER: usize = 15;
 
 impl Fill {
     /// Where the property stands among the declared ones.
@@ -310,6 +325,8 @@ struct SinglePass<'c, 't> {
     changes: Vec<Change<'c>>,
     /// Why reading stopped, when it is exactly the full path reader's error.
     error: Option<ReadError>,
+    /// See [`Vouched::verbatim`].
+    verbatim: bool,
 }
 
 /// Which declared properties an object has had (by position), to refuse a
@@ -413,6 +430,9 @@ impl<'c, 't> SinglePass<'c, 't> {
             _ => {
                 let start = self.p.pos;
                 let scalar = self.p.scalar_ref().map_err(|e| self.unread(e))?;
+                if matches!(scalar, ParsedScalar::Number(_)) && self.p.pos - start > VERBATIM_NUMBER {
+                    self.verbatim = false;
+                }
                 match plan.scalar {
                     Scalar::Typed(types) => {
                         if types.is_some_and(|t| !t.admits_scalar(&scalar)) {
@@ -458,6 +478,8 @@ impl<'c, 't> SinglePass<'c, 't> {
     /// A value no keyword constrains, or one an applicator must see whole:
     /// read it (the reader refuses what the full path would).
     fn free(&mut self, depth: usize) -> Pass<Value> {
+        // Its numbers were not seen as written: hand on vouch's own writing.
+        self.verbatim = false;
         let (v, end) = read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false)
             .map_err(|e| self.unread(e))?;
         self.p.pos = end;

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::single_pass::{Fill, Others, Plan, Read, Scalar, Seen};
-use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order};
+use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order, wrong_type};
 use crate::contract::node::{hazardous_key, Node, NodeId};
 use crate::pointer;
 use crate::read::parser::{Parser, Scalar as ParsedScalar};
@@ -125,6 +125,11 @@ impl<'c, 't> Reporter<'c, 't> {
                     return self.repaired_scalar_problems(id, n, plan.scalar, scalar.into_value(), out);
                 }
                 let valid = match (plan.scalar, &scalar) {
+                    // A type the node does not allow: its one problem (the walk's own words).
+                    (Scalar::Typed(Some(types)), s) if !types.admits_scalar(s) && !n.never => {
+                        out.push(wrong_type(types, &scalar.into_value(), self.pointer()));
+                        return Some(());
+                    }
                     (Scalar::Typed(types), s) => types.is_none_or(|t| t.admits_scalar(s)),
                     (Scalar::Here, ParsedScalar::String(s)) => is_valid_string_here(self.nodes, id, s),
                     // Numbers, booleans, null: no allocation to build them.

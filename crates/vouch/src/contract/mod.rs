@@ -163,11 +163,11 @@ impl Contract {
         // Most replies are decided in one pass over the bytes; the
         // full path below decides the rest, and every refusal.
         let doubted = match self.run_single_pass(text) {
-            single_pass::Outcome::Accepted(changes) if changes.is_empty() => {
-                return self.vouch(Accepted::as_sent(text, self.limits.max_depth));
+            single_pass::Outcome::Accepted(v) if v.changes.is_empty() => {
+                return self.vouch(Accepted::as_sent(text, self.limits.max_depth, v.verbatim));
             }
-            single_pass::Outcome::Accepted(changes) => {
-                return self.vouch(self.changed(text, changes, Vec::new()));
+            single_pass::Outcome::Accepted(v) => {
+                return self.vouch(self.changed(text, v, Vec::new()));
             }
             single_pass::Outcome::Doubted => true,
             single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
@@ -178,11 +178,11 @@ impl Contract {
                         let unwrapped: Vec<Repair> = unwrapped.into_iter().collect();
                         match text.get(from..to).map(|json| (json, self.run_single_pass(json))) {
                             // The unwrapped JSON, checked in one pass too.
-                            Some((_, single_pass::Outcome::Accepted(changes))) if changes.is_empty() => {
+                            Some((_, single_pass::Outcome::Accepted(v))) if v.changes.is_empty() => {
                                 self.vouch(Accepted::built(value, unwrapped))
                             }
-                            Some((json, single_pass::Outcome::Accepted(changes))) => {
-                                self.vouch(self.changed(json, changes, unwrapped))
+                            Some((json, single_pass::Outcome::Accepted(v))) => {
+                                self.vouch(self.changed(json, v, unwrapped))
                             }
                             _ => self.judge(value, unwrapped),
                         }
@@ -268,10 +268,10 @@ impl Contract {
 
     /// A reply accepted by the single pass with changes: the text with them
     /// made, logged after `before` (an unwrap).
-    fn changed(&self, text: &str, changes: Vec<single_pass::Change<'_>>, mut before: Vec<Repair>) -> Accepted {
-        let (json, repairs, deeper) = single_pass::changed_text(text, changes);
+    fn changed(&self, text: &str, vouched: single_pass::Vouched<'_>, mut before: Vec<Repair>) -> Accepted {
+        let (json, repairs, deeper) = single_pass::changed_text(text, vouched.changes);
         before.extend(repairs);
-        Accepted::as_filled(json, self.limits.max_depth.saturating_add(deeper), before)
+        Accepted::as_filled(json, self.limits.max_depth.saturating_add(deeper), before, vouched.verbatim)
     }
 
     fn streamed_report(&self, text: &str) -> Option<Vec<Problem>> {
