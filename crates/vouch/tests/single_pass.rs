@@ -364,6 +364,13 @@ fn each_way_of_reading() {
                 (r#"{"ok": null, "score": 5,}"#, false),
                 (r#"{"ok": null, "score": 1e999}"#, false),
                 (r#"[{"ok": true, "score": 5}]"#, false),
+                // Taken up where the single pass doubted: after an undeclared
+                // key, at the close, and with a repeat after the doubt.
+                (r#"{"ok": true, "extra": 1, "score": "x"}"#, false),
+                (r#"{"extra": 1, "ok": true, "extra": 2}"#, false),
+                (r#"{"ok": true, "tags": [{"t": "x"}]}"#, false),
+                (r#"{"ok": true, "score": 5, "ok": false}"#, false),
+                (r#"{"score": 5, "tags": [{"t": "q"}], "score": 5}"#, false),
             ],
         ),
     ];

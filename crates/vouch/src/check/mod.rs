@@ -199,7 +199,15 @@ pub(crate) fn wrong_type(types: Types, v: &Value, path: String) -> Problem {
         message.push(' ');
     }
     message.push_str(&got);
-    Problem { code: ProblemCode::WrongType, class: ProblemCode::WrongType.class(), message, path, expected: names, got, position: None }
+    Problem {
+        code: ProblemCode::WrongType,
+        class: ProblemCode::WrongType.class(),
+        message,
+        path,
+        expected: names,
+        got,
+        position: None,
+    }
 }
 
 /// A required property the reply left out, at `path` (the property's own).

@@ -176,12 +176,13 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
 }
 
 /// What the single pass found.
-pub(crate) enum Outcome<'c> {
+pub(crate) enum Outcome<'c, 't> {
     /// Vouched for, exactly as the text stands but for the changes listed.
     Accepted(Vouched<'c>),
     /// Strict JSON as far as read, but a keyword failed or a repair would
-    /// apply: the full path reads and judges it.
-    Doubted,
+    /// apply: the full path reads and judges it. With where a report may
+    /// take the reading up, when the doubt arose in a member of the root.
+    Doubted(Option<Resume<'t>>),
     /// Not read (not strict JSON, a repeated key, too deep, text around
     /// it): the full path reads the reply itself. With the error the full
     /// path's reader gives, where this pass found that very error.
@@ -189,12 +190,27 @@ pub(crate) enum Outcome<'c> {
 }
 
 /// Check a whole reply in one pass.
-pub(crate) fn run<'c>(nodes: &'c [Node], plans: &'c [Plan], root: NodeId, text: &str, max_depth: usize) -> Outcome<'c> {
-    let mut pass =
-        SinglePass { nodes, plans, text, p: Parser::at(text, 0), max_depth, changes: Vec::new(), error: None, verbatim: true };
+pub(crate) fn run<'c, 't>(
+    nodes: &'c [Node],
+    plans: &'c [Plan],
+    root: NodeId,
+    text: &'t str,
+    max_depth: usize,
+) -> Outcome<'c, 't> {
+    let mut pass = SinglePass {
+        nodes,
+        plans,
+        text,
+        p: Parser::at(text, 0),
+        max_depth,
+        changes: Vec::new(),
+        error: None,
+        verbatim: true,
+        resume: None,
+    };
     match pass.value(root, 0) {
         Ok(()) => {}
-        Err(Stop::Doubt) => return Outcome::Doubted,
+        Err(Stop::Doubt) => return Outcome::Doubted(pass.resume),
         Err(Stop::Unread) => return Outcome::Unread(pass.error),
     }
     pass.p.skip_ws();
@@ -327,6 +343,25 @@ struct SinglePass<'c, 't> {
     error: Option<ReadError>,
     /// See [`Vouched::verbatim`].
     verbatim: bool,
+    /// Where a doubt in a member of the root object arose (see [`Resume`]).
+    resume: Option<Resume<'t>>,
+}
+
+/// Where a report may take up the reading of a reply the single pass
+/// doubted: the root object (node `node`) was read without a problem up to
+/// the member at `at` (or, `closing`, up to its closing brace at `at`),
+/// with these members met. Everything before is valid, so the report has
+/// nothing to say about it but what the object's own keywords say at the
+/// end (required properties), which the state carries.
+pub(crate) struct Resume<'t> {
+    pub(super) node: NodeId,
+    pub(super) at: usize,
+    pub(super) closing: bool,
+    pub(super) seen: Seen,
+    pub(super) others: Others<'t>,
+    pub(super) members: u64,
+    pub(super) required_seen: usize,
+    pub(super) next: usize,
 }
 
 /// Which declared properties an object has had (by position), to refuse a
@@ -342,6 +377,18 @@ impl Seen {
             Self::Few(0)
         } else {
             Self::Many(vec![false; declared])
+        }
+    }
+
+    /// Forget `i` (a member taken back).
+    pub(super) fn remove(&mut self, i: usize) {
+        match self {
+            Self::Few(bits) => *bits &= !1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0),
+            Self::Many(seen) => {
+                if let Some(s) = seen.get_mut(i) {
+                    *s = false;
+                }
+            }
         }
     }
 
@@ -381,6 +428,12 @@ pub(super) struct Others<'t> {
 const OTHERS_SCAN_LIMIT: usize = 16;
 
 impl<'t> Others<'t> {
+    /// Forget `key` (a member taken back).
+    pub(super) fn remove(&mut self, key: &str) {
+        self.few.retain(|k| k != key);
+        self.many.remove(key);
+    }
+
     /// Note `key`; false when it was already there.
     pub(super) fn insert(&mut self, key: Cow<'t, str>) -> bool {
         if self.many.is_empty() {
@@ -469,7 +522,7 @@ impl<'c, 't> SinglePass<'c, 't> {
         let (nodes, plans) = (self.nodes, self.plans);
         let n = nodes.get(id).ok_or(Stop::Unread)?;
         match plans.get(id).map(|p| &p.read) {
-            Some(Read::Object { required, fills, strip }) => self.object(n, *required, fills, *strip, depth),
+            Some(Read::Object { required, fills, strip }) => self.object(id, n, *required, fills, *strip, depth),
             Some(Read::Array) => self.array(n, depth),
             _ => Err(Stop::Unread),
         }
@@ -631,7 +684,16 @@ impl<'c, 't> SinglePass<'c, 't> {
         Ok(())
     }
 
-    fn object(&mut self, n: &Node, required: usize, fills: &'c [Fill], strip: bool, depth: usize) -> Pass<()> {
+    #[allow(clippy::too_many_arguments)]
+    fn object(
+        &mut self,
+        id: NodeId,
+        n: &Node,
+        required: usize,
+        fills: &'c [Fill],
+        strip: bool,
+        depth: usize,
+    ) -> Pass<()> {
         self.p.pos += 1; // '{'
                          // This object's own fills come before those found inside its members,
                          // as the repair pass logs them.
@@ -648,6 +710,8 @@ impl<'c, 't> SinglePass<'c, 't> {
             if self.p.peek() != Some(b'"') {
                 return Err(self.unread(self.p.expected(KEY)));
             }
+            let member_at = self.p.pos;
+            let (next_before, required_before) = (next, required_seen);
             // Replies mostly list members in the contract's order: try the
             // name declared next as raw bytes before reading a key.
             let predicted = n.property_index.plain_at(next).filter(|(name, _, _)| self.p.quoted(name));
@@ -673,24 +737,57 @@ impl<'c, 't> SinglePass<'c, 't> {
                 }
                 None => {
                     // An undeclared key: stripped, refused, or read as consumers would not.
-                    if strip || (n.plain_keys && hazardous_key(&key)) {
+                    let refused = strip
+                        || (n.plain_keys && hazardous_key(&key))
+                        || n.additional_properties.is_some_and(|a| self.nodes.get(a).is_none_or(|a| a.never));
+                    if refused {
+                        if depth == 0 {
+                            self.resume = Some(Resume {
+                                node: id,
+                                at: member_at,
+                                closing: false,
+                                seen,
+                                others,
+                                members,
+                                required_seen,
+                                next,
+                            });
+                        }
                         return Err(Stop::Doubt);
                     }
-                    let child = match n.additional_properties {
-                        Some(a) if self.nodes.get(a).is_none_or(|a| a.never) => return Err(Stop::Doubt),
-                        other => other,
-                    };
                     if !others.insert(key.clone()) {
                         return Err(Stop::Unread);
                     }
-                    child
+                    n.additional_properties
                 }
             };
             let name = found.map_or("", |(_, _, _, name)| name);
-            self.item(child, depth, &|| if name.is_empty() { key.to_string() } else { name.to_owned() })?;
+            match self.item(child, depth, &|| if name.is_empty() { key.to_string() } else { name.to_owned() }) {
+                Ok(()) => {}
+                Err(Stop::Doubt) if depth == 0 => {
+                    // Take this member back: a report reads it again.
+                    match found {
+                        Some((i, _, _, _)) => seen.remove(i),
+                        None => others.remove(&key),
+                    }
+                    self.resume = Some(Resume {
+                        node: id,
+                        at: member_at,
+                        closing: false,
+                        seen,
+                        others,
+                        members,
+                        required_seen: required_before,
+                        next: next_before,
+                    });
+                    return Err(Stop::Doubt);
+                }
+                Err(stop) => return Err(stop),
+            }
             members += 1;
             more = self.another(b'}')?;
         }
+        let close = self.p.pos.saturating_sub(1);
         let mut own = Vec::new();
         // The closing brace was just read: the fills go in before it.
         let at = self.p.pos.saturating_sub(1);
@@ -705,6 +802,11 @@ impl<'c, 't> SinglePass<'c, 't> {
             || n.min_properties.is_some_and(|min| members < min)
             || n.max_properties.is_some_and(|max| members > max)
         {
+            if depth == 0 && own.is_empty() {
+                // Every member read without a problem: a report starts at the close.
+                let resume = Resume { node: id, at: close, closing: true, seen, others, members, required_seen, next };
+                self.resume = Some(resume);
+            }
             return Err(Stop::Doubt);
         }
         if !own.is_empty() {

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::single_pass::{Fill, Others, Plan, Read, Scalar, Seen};
+use super::single_pass::{Fill, Others, Plan, Read, Resume, Scalar, Seen};
 use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order, wrong_type};
 use crate::contract::node::{hazardous_key, Node, NodeId};
 use crate::pointer;
@@ -35,18 +35,33 @@ use crate::verdict::Problem;
 
 /// Every problem of `text` against the contract, or `None` to leave the
 /// report to the full path.
-pub(crate) fn report(
+///
+/// `resume`: the single pass read the root object without a problem up to
+/// there, so the report takes the reading up from it.
+pub(crate) fn report<'t>(
     nodes: &[Node],
     plans: &[Plan],
     root: NodeId,
-    text: &str,
+    text: &'t str,
     limits: (usize, usize),
     repairs: bool,
+    resume: Option<Resume<'t>>,
 ) -> Option<Vec<Problem>> {
     let (max_depth, max_problems) = limits;
     let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path: Vec::new(), repairs };
     let mut problems = Vec::new();
-    r.value(root, 0, &mut problems)?;
+    match resume {
+        Some(resume) => {
+            let id = resume.node;
+            let n = nodes.get(id)?;
+            let Some(Read::Object { required, fills, strip }) = plans.get(id).map(|p| &p.read) else {
+                return None;
+            };
+            r.object(id, n, *required, fills, *strip, 0, &mut problems, Some(resume))?;
+            r.unrepaired(n, 0, &problems)?;
+        }
+        None => r.value(root, 0, &mut problems)?,
+    }
     r.p.skip_ws();
     if r.p.pos != text.len() || problems.is_empty() {
         return None;
@@ -188,7 +203,7 @@ impl<'c, 't> Reporter<'c, 't> {
         match self.plans.get(id).map(|p| &p.read) {
             Some(Read::Object { required, fills, strip }) => {
                 let before = out.len();
-                self.object(id, n, *required, fills, *strip, depth, out)?;
+                self.object(id, n, *required, fills, *strip, depth, out, None)?;
                 self.unrepaired(n, before, out)
             }
             Some(Read::Array) => {
@@ -252,18 +267,25 @@ impl<'c, 't> Reporter<'c, 't> {
         strip: bool,
         depth: usize,
         out: &mut Vec<Problem>,
+        resume: Option<Resume<'t>>,
     ) -> Option<()> {
-        self.p.pos += 1; // '{'
-        let mut seen = Seen::new(n.property_index.len());
-        let mut others = Others::default();
-        let mut members: u64 = 0;
-        let mut required_seen = 0;
+        let (mut seen, mut others, mut members, mut required_seen, mut next, mut more) = match resume {
+            // Taken up where the single pass doubted: at a member, or at the close.
+            Some(r) => {
+                self.p.pos = r.at;
+                let more = !r.closing || !self.closes_at_once(b'}');
+                (r.seen, r.others, r.members, r.required_seen, r.next, more)
+            }
+            None => {
+                self.p.pos += 1; // '{'
+                let more = !self.closes_at_once(b'}');
+                (Seen::new(n.property_index.len()), Others::default(), 0, 0, 0, more)
+            }
+        };
         // The members' problems go after the object's own (missing
         // properties), which are only known at the end: they are put in
         // front of the members' then.
         let first = out.len();
-        let mut next = 0;
-        let mut more = !self.closes_at_once(b'}');
         while more {
             self.p.skip_ws();
             if self.p.peek() != Some(b'"') {

@@ -163,13 +163,21 @@ impl Contract {
         // Most replies are decided in one pass over the bytes; the
         // full path below decides the rest, and every refusal.
         let doubted = match self.run_single_pass(text) {
+            single_pass::Outcome::Doubted(resume) => {
+                // A doubt the single pass could not repair is a failed
+                // keyword: report it while reading (from where the doubt
+                // arose, when it can), where the walk's order allows.
+                if let Some(problems) = self.streamed_report(text, resume) {
+                    return Verdict::refuse(problems);
+                }
+                true
+            }
             single_pass::Outcome::Accepted(v) if v.changes.is_empty() => {
                 return self.vouch(Accepted::as_sent(text, self.limits.max_depth, v.verbatim));
             }
             single_pass::Outcome::Accepted(v) => {
                 return self.vouch(self.changed(text, v, Vec::new()));
             }
-            single_pass::Outcome::Doubted => true,
             single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
                 // The very error the full path's reader would stop at:
                 // refused as such, or unwrapped, without reading again.
@@ -192,14 +200,6 @@ impl Contract {
             }
             single_pass::Outcome::Unread(_) => false,
         };
-        if doubted {
-            // A doubt the single pass could not repair is a failed
-            // keyword: report it while reading, where the walk's
-            // order allows.
-            if let Some(problems) = self.streamed_report(text) {
-                return Verdict::refuse(problems);
-            }
-        }
         if doubted && !self.repairs {
             // Without repairs, report it straight away (a fast check
             // would only say so again).
@@ -257,12 +257,12 @@ impl Contract {
         let Ok(text) = std::str::from_utf8(raw) else { return false };
         match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
             single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
-            single_pass::Outcome::Doubted => self.streamed_report(text).is_some(),
+            single_pass::Outcome::Doubted(resume) => self.streamed_report(text, resume).is_some(),
             _ => false,
         }
     }
 
-    fn run_single_pass(&self, text: &str) -> single_pass::Outcome<'_> {
+    fn run_single_pass<'t>(&self, text: &'t str) -> single_pass::Outcome<'_, 't> {
         single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth)
     }
 
@@ -274,9 +274,9 @@ impl Contract {
         Accepted::as_filled(json, self.limits.max_depth.saturating_add(deeper), before, vouched.verbatim)
     }
 
-    fn streamed_report(&self, text: &str) -> Option<Vec<Problem>> {
+    fn streamed_report<'t>(&self, text: &'t str, resume: Option<single_pass::Resume<'t>>) -> Option<Vec<Problem>> {
         let limits = (self.limits.max_depth, self.limits.max_problems);
-        check::streamed_report::report(&self.nodes, &self.plans, self.root, text, limits, self.repairs)
+        check::streamed_report::report(&self.nodes, &self.plans, self.root, text, limits, self.repairs, resume)
     }
 
     /// Check a value that was already parsed (for example a stored last good
