@@ -261,7 +261,9 @@ pub struct Accepted {
 enum Body {
     /// Accepted as sent: the reply's JSON, its value read on first ask, and
     /// whether the text may be handed on as it stands (see [`Accepted::json`]).
-    Text { json: Box<str>, max_depth: usize, value: OnceLock<Value>, verbatim: bool },
+    // The value boxed: a verdict stays small (it is returned by value), and
+    // the box is made only when asked for.
+    Text { json: Box<str>, max_depth: usize, value: OnceLock<Box<Value>>, verbatim: bool },
     /// Built: repaired, unwrapped, filled, or checked as a value.
     Value(Value),
 }
@@ -291,7 +293,7 @@ impl Accepted {
     #[must_use]
     pub fn value(&self) -> &Value {
         match &self.body {
-            Body::Text { json, max_depth, value, .. } => value.get_or_init(|| read_as_sent(json, *max_depth)),
+            Body::Text { json, max_depth, value, .. } => value.get_or_init(|| Box::new(read_as_sent(json, *max_depth))),
             Body::Value(v) => v,
         }
     }
@@ -301,7 +303,7 @@ impl Accepted {
     pub fn into_value(self) -> Value {
         match self.body {
             Body::Text { json, max_depth, value, .. } => {
-                value.into_inner().unwrap_or_else(|| read_as_sent(&json, max_depth))
+                value.into_inner().map_or_else(|| read_as_sent(&json, max_depth), |v| *v)
             }
             Body::Value(v) => v,
         }
