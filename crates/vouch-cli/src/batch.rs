@@ -61,8 +61,8 @@ pub struct Args {
 /// One input line: its number and bytes.
 struct Line {
     number: usize,
-    /// `None` when the line is not UTF-8.
-    text: Option<String>,
+    /// The line as read (UTF-8 is checked on the workers, not the reader).
+    raw: Vec<u8>,
     bytes: usize,
 }
 
@@ -183,7 +183,7 @@ fn rate(amount: f64, seconds: f64) -> f64 {
 
 /// Read one input line into a raw reply and the fields to carry.
 fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
-    let Some(text) = &line.text else {
+    let Ok(text) = std::str::from_utf8(&line.raw) else {
         return Outcome::Broken(format!("line {}: not UTF-8", line.number));
     };
     let parsed: Value = match serde_json::from_str(text) {
@@ -191,9 +191,9 @@ fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
         Err(e) => return Outcome::Broken(format!("line {}: not JSON: {e}", line.number)),
     };
     match parsed {
-        Value::String(raw) => Outcome::Verdict { carried: Map::new(), verdict: contract.check(raw) },
+        Value::String(raw) => Outcome::Verdict { carried: Map::new(), verdict: contract.check_str(&raw) },
         Value::Object(mut fields) => match fields.shift_remove(field) {
-            Some(Value::String(raw)) => Outcome::Verdict { carried: fields, verdict: contract.check(raw) },
+            Some(Value::String(raw)) => Outcome::Verdict { carried: fields, verdict: contract.check_str(&raw) },
             Some(_) => Outcome::Broken(format!("line {}: the field {field:?} is not a string", line.number)),
             None => Outcome::Broken(format!("line {}: no field {field:?}", line.number)),
         },
@@ -210,6 +210,24 @@ fn output_line(number: usize, outcome: Outcome) -> Value {
         }
         Outcome::Broken(why) => json!({"line": number, "input_error": why}),
     }
+}
+
+/// Write the output lines on a thread of their own, in the order received,
+/// so the workers check the next chunk while this one is written.
+fn spawn_writer(
+    mut out: Box<dyn Write + Send>,
+) -> (mpsc::SyncSender<Vec<String>>, std::thread::JoinHandle<io::Result<()>>) {
+    let (tx, rx) = mpsc::sync_channel::<Vec<String>>(READ_AHEAD);
+    let handle = std::thread::spawn(move || {
+        for texts in rx {
+            for text in texts {
+                out.write_all(text.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+        }
+        out.flush()
+    });
+    (tx, handle)
 }
 
 /// Cut the input into bounded chunks on a reader thread.
@@ -232,7 +250,7 @@ fn spawn_reader(input: Box<dyn Read + Send>) -> mpsc::Receiver<io::Result<Vec<Li
                             buf.pop();
                         }
                         // Invalid UTF-8 on a line is that line's input error, not the end.
-                        chunk.push(Line { number, text: String::from_utf8(buf).ok(), bytes: n });
+                        chunk.push(Line { number, raw: buf, bytes: n });
                     }
                     Err(e) => {
                         let _ = tx.send(Err(e));
@@ -288,7 +306,7 @@ pub fn run(args: &Args) -> u8 {
             }
         },
     };
-    let mut out: Box<dyn Write> = match (&args.out, args.summary_only) {
+    let out: Box<dyn Write + Send> = match (&args.out, args.summary_only) {
         (_, true) => Box::new(io::sink()),
         (Some(p), false) => match File::create(p) {
             Ok(f) => Box::new(BufWriter::with_capacity(1 << 20, f)),
@@ -297,8 +315,9 @@ pub fn run(args: &Args) -> u8 {
                 return EXIT_USAGE;
             }
         },
-        (None, false) => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
+        (None, false) => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
     };
+    let (write, writer) = spawn_writer(out);
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build() {
         Ok(p) => p,
         Err(e) => {
@@ -330,23 +349,24 @@ pub fn run(args: &Args) -> u8 {
                 .collect()
         });
         drop(chunk);
+        let mut texts = Vec::with_capacity(results.len());
         for (bytes, tally, text) in results {
             summary.add(tally, bytes);
             if let Some(b) = &bar {
                 b.inc(bytes as u64);
             }
-            if let Some(text) = text {
-                if writeln!(out, "{text}").is_err() {
-                    eprintln!("vouch: writing the output failed");
-                    return EXIT_USAGE;
-                }
-            }
+            texts.extend(text);
+        }
+        // The writer ends only on an error: then stop.
+        if write.send(texts).is_err() {
+            break;
         }
         if let Some(b) = &bar {
             b.set_message(format!("{} lines, {} refused", summary.lines, summary.refused));
         }
     }
-    if out.flush().is_err() {
+    drop(write);
+    if !writer.join().is_ok_and(|written| written.is_ok()) {
         eprintln!("vouch: writing the output failed");
         return EXIT_USAGE;
     }
