@@ -726,47 +726,38 @@ impl<'c, 't> SinglePass<'c, 't> {
             self.colon()?;
             // A repeated key (also one equal only after unescaping) is the
             // full path's to refuse.
-            let child = match found.map(|(i, id, required, _)| (i, id, required)) {
+            let (child, refused) = match found.map(|(i, id, required, _)| (i, id, required)) {
                 Some((i, id, is_required)) => {
                     if !seen.insert(i) {
                         return Err(Stop::Unread);
                     }
                     required_seen += usize::from(is_required);
                     next = i + 1;
-                    Some(id)
+                    (Some(id), false)
                 }
                 None => {
                     // An undeclared key: stripped, refused, or read as consumers would not.
                     let refused = strip
                         || (n.plain_keys && hazardous_key(&key))
                         || n.additional_properties.is_some_and(|a| self.nodes.get(a).is_none_or(|a| a.never));
-                    if refused {
-                        if depth == 0 {
-                            self.resume = Some(Resume {
-                                node: id,
-                                at: member_at,
-                                closing: false,
-                                seen,
-                                others,
-                                members,
-                                required_seen,
-                                next,
-                            });
-                        }
-                        return Err(Stop::Doubt);
-                    }
-                    if !others.insert(key.clone()) {
+                    if !refused && !others.insert(key.clone()) {
                         return Err(Stop::Unread);
                     }
-                    n.additional_properties
+                    (n.additional_properties, refused)
                 }
             };
             let name = found.map_or("", |(_, _, _, name)| name);
-            match self.item(child, depth, &|| if name.is_empty() { key.to_string() } else { name.to_owned() }) {
+            let read = if refused {
+                Err(Stop::Doubt)
+            } else {
+                self.item(child, depth, &|| if name.is_empty() { key.to_string() } else { name.to_owned() })
+            };
+            match read {
                 Ok(()) => {}
                 Err(Stop::Doubt) if depth == 0 => {
                     // Take this member back: a report reads it again.
                     match found {
+                        _ if refused => {}
                         Some((i, _, _, _)) => seen.remove(i),
                         None => others.remove(&key),
                     }
