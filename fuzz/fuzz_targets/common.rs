@@ -35,6 +35,20 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     if let Some(value) = verdict.value() {
         recheck(contract, &verdict, value, raw);
     }
+    if let Verdict::Accepted(a) = &verdict {
+        // The text handed on reads as the value vouched for (vouch's reader, no limits of its own).
+        let any = Contract::from_json_str("{}").expect("{} compiles").with_limits(vouch::Limits {
+            max_bytes: usize::MAX,
+            max_depth: vouch::Limits::MAX_DEPTH_CAP,
+            max_problems: 1,
+        });
+        if let Ok(any) = any {
+            // (A key only a declaring contract allows is refused here: nothing to compare.)
+            if let Some(read) = any.check_str(&a.json()).value() {
+                assert_eq!(read, a.value(), "json() reads as another value\nreply: {:?}", String::from_utf8_lossy(raw));
+            }
+        }
+    }
     verdict
 }
 
