@@ -10,16 +10,18 @@
 //! they stand; a string is copied only where a keyword looks at it, and a
 //! subtree only where an applicator (`anyOf`, `not`…) must see it whole.
 //!
-//! This pass only ever *accepts*. At the first thing it is not certain of —
-//! a failed keyword, a repair that would apply — it stops, and the full path
-//! reads the reply and judges it (repair, check, report); so does whatever it
-//! cannot read — not strict JSON, a repeated key, a depth limit, text around
-//! the JSON — with the full path's own messages and unwraps. The one repair
-//! this pass makes is the commonest: a missing optional property filled with
-//! its declared default, logged exactly as the repair pass logs it (the
-//! value is then built, with the fills in place). Either way the verdict is
-//! the full path's to the byte; `tests/single_pass.rs` holds the two to that
-//! on every reply we have.
+//! This pass only ever *accepts*, and makes only the changes the repair pass
+//! would make where they stand alone: a missing property with a default is
+//! written into the text as its object's last member, and a scalar its
+//! node's own rules change is repaired in place when one more round changes
+//! nothing — each logged exactly as the repair pass logs it. At the first
+//! thing it is not certain of — a failed keyword, a repair it cannot make
+//! here — it stops (noting, for a member of the root object, where: the
+//! report takes the reading up from there, `streamed_report.rs`); so does
+//! whatever it cannot read — not strict JSON, a repeated key, a depth limit,
+//! text around the JSON — keeping the reader's error when it is exactly the
+//! full path's. Either way the verdict is the full path's to the byte;
+//! `tests/single_pass.rs` holds the two to that on every reply we have.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
