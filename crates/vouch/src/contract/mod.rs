@@ -160,8 +160,9 @@ impl Contract {
         if text.len() > self.limits.max_bytes {
             return self.check_full_path(text);
         }
-        // Most replies are decided in one pass over the bytes; the
-        // full path below decides the rest, and every refusal.
+        // Most replies, accepted or refused, are decided in one pass over
+        // the bytes (and a report read from where it doubted); the full
+        // path below decides the rest.
         let doubted = match self.run_single_pass(text) {
             single_pass::Outcome::Doubted(resume) => {
                 // A doubt the single pass could not repair is a failed
