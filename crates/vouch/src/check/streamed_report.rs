@@ -20,16 +20,13 @@
 //! or array holding a problem) or inside an applicator makes it stand aside.
 //! `tests/single_pass.rs` holds the two reports equal byte for byte.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
-use super::single_pass::{Fill, Others, Plan, Read, Resume, Scalar, Seen};
+use super::single_pass::{member_key, Fill, Key, Others, Plan, Read, Resume, Scalar, Seen};
 use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order, wrong_type};
 use crate::contract::node::{hazardous_key, Node, NodeId};
 use crate::pointer;
 use crate::read::parser::{Parser, Scalar as ParsedScalar};
-use crate::read::read_value;
 use crate::repair::{leaves_valid_scalar_alone, Repairer};
 use crate::verdict::Problem;
 
@@ -48,7 +45,7 @@ pub(crate) fn report<'t>(
     resume: Option<Resume<'t>>,
 ) -> Option<Vec<Problem>> {
     let (max_depth, max_problems) = limits;
-    let mut r = Reporter { nodes, plans, text, p: Parser::at(text, 0), max_depth, path: Vec::new(), repairs };
+    let mut r = Reporter { nodes, plans, p: Parser::at(text, 0), max_depth, path: Vec::new(), repairs };
     let mut problems = Vec::new();
     match resume {
         Some(resume) => {
@@ -73,7 +70,6 @@ pub(crate) fn report<'t>(
 struct Reporter<'c, 't> {
     nodes: &'c [Node],
     plans: &'c [Plan],
-    text: &'t str,
     p: Parser<'t>,
     max_depth: usize,
     /// Where the value being read is, written out only for a problem.
@@ -82,10 +78,9 @@ struct Reporter<'c, 't> {
     repairs: bool,
 }
 
-/// One step of a path: a declared name, a key as read, an index.
+/// One step of a path: a member's key, an index.
 enum Segment<'c, 't> {
-    Name(&'c str),
-    Key(Cow<'t, str>),
+    Key(Key<'c, 't>),
     Index(usize),
 }
 
@@ -96,8 +91,7 @@ impl<'c, 't> Reporter<'c, 't> {
         for segment in &self.path {
             out.push('/');
             match segment {
-                Segment::Name(name) => pointer::push_escaped(&mut out, name),
-                Segment::Key(key) => pointer::push_escaped(&mut out, key),
+                Segment::Key(key) => pointer::push_escaped(&mut out, key.as_str()),
                 Segment::Index(i) => push_index(&mut out, *i),
             }
         }
@@ -228,33 +222,7 @@ impl<'c, 't> Reporter<'c, 't> {
 
     /// A value read whole (the reader refuses what the full path would).
     fn whole(&mut self, depth: usize) -> Option<Value> {
-        let (v, end) = read_value(self.text, self.p.pos, self.max_depth.saturating_sub(depth), false).ok()?;
-        self.p.pos = end;
-        Some(v)
-    }
-
-    fn consume(&mut self, byte: u8) -> Option<()> {
-        self.p.skip_ws();
-        (self.p.peek() == Some(byte)).then(|| self.p.pos += 1)
-    }
-
-    /// After a member or item: whether another follows.
-    fn another(&mut self, close: u8) -> Option<bool> {
-        self.p.skip_ws();
-        let b = self.p.peek()?;
-        self.p.pos += 1;
-        match b {
-            b',' => Some(true),
-            b if b == close => Some(false),
-            _ => None,
-        }
-    }
-
-    fn closes_at_once(&mut self, close: u8) -> bool {
-        self.p.skip_ws();
-        let empty = self.p.peek() == Some(close);
-        self.p.pos += usize::from(empty);
-        empty
+        self.p.whole(self.max_depth.saturating_sub(depth)).ok()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -273,12 +241,12 @@ impl<'c, 't> Reporter<'c, 't> {
             // Taken up where the single pass doubted: at a member, or at the close.
             Some(r) => {
                 self.p.pos = r.at;
-                let more = !r.closing || !self.closes_at_once(b'}');
+                let more = !r.closing || !self.p.closes_at_once(b'}');
                 (r.seen, r.others, r.members, r.required_seen, r.next, more)
             }
             None => {
                 self.p.pos += 1; // '{'
-                let more = !self.closes_at_once(b'}');
+                let more = !self.p.closes_at_once(b'}');
                 (Seen::new(n.property_index.len()), Others::default(), 0, 0, 0, more)
             }
         };
@@ -288,21 +256,8 @@ impl<'c, 't> Reporter<'c, 't> {
         let first = out.len();
         while more {
             self.p.skip_ws();
-            if self.p.peek() != Some(b'"') {
-                return None;
-            }
-            // The name declared next, as raw bytes, before reading a key (as the single pass does).
-            let predicted = n.property_index.plain_at(next).filter(|(name, _, _)| self.p.quoted(name));
-            let (segment, found) = match predicted {
-                Some((name, id, required)) => (Segment::Name(name), Some((next, id, required))),
-                None => {
-                    let key: Cow<'t, str> = self.p.string_cow().ok()?;
-                    let found = n.property_index.position(&key);
-                    (Segment::Key(key), found)
-                }
-            };
-            self.consume(b':')?;
-            self.path.push(segment);
+            let (key, found) = member_key(&mut self.p, &n.property_index, next).ok()?;
+            self.path.push(Segment::Key(key));
             match found {
                 Some((i, child, is_required)) => {
                     if !seen.insert(i) {
@@ -314,8 +269,8 @@ impl<'c, 't> Reporter<'c, 't> {
                 }
                 None => {
                     let key = match self.path.last() {
-                        Some(Segment::Key(key)) => key.clone(),
-                        _ => return None, // unreachable: an undeclared key was read
+                        Some(Segment::Key(key)) => key.to_cow(),
+                        _ => return None, // unreachable: the key was just pushed
                     };
                     // Stripped by a repair, or read as consumers would not: the full path's.
                     if strip || (n.plain_keys && hazardous_key(&key)) {
@@ -328,7 +283,7 @@ impl<'c, 't> Reporter<'c, 't> {
                     }
                     self.p.skip_ws();
                     let item = self.whole(depth + 1)?;
-                    if !others.insert(Cow::Owned(key.clone().into_owned())) {
+                    if !others.insert(key.clone()) {
                         return None;
                     }
                     member_problems(self.nodes, id, &key, &item, &mut self.pointer(), out)?;
@@ -336,7 +291,7 @@ impl<'c, 't> Reporter<'c, 't> {
             }
             self.path.pop();
             members += 1;
-            more = self.another(b'}')?;
+            more = self.p.another(b'}')?;
         }
         // Missing properties with a default are filled, as the repair pass fills them.
         for fill in fills {
@@ -369,7 +324,7 @@ impl<'c, 't> Reporter<'c, 't> {
     fn array(&mut self, n: &Node, depth: usize, out: &mut Vec<Problem>) -> Option<()> {
         self.p.pos += 1; // '['
         let mut index = 0usize;
-        let mut more = !self.closes_at_once(b']');
+        let mut more = !self.p.closes_at_once(b']');
         while more {
             self.path.push(Segment::Index(index));
             match n.prefix_items.get(index).copied().or(n.items) {
@@ -381,7 +336,7 @@ impl<'c, 't> Reporter<'c, 't> {
             }
             self.path.pop();
             index += 1;
-            more = self.another(b']')?;
+            more = self.p.another(b']')?;
         }
         let len = index as u64;
         if n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max) {

@@ -124,9 +124,7 @@ pub(crate) fn after_read_error(
     limits: &Limits,
     unwrap: Unwrap,
 ) -> Result<Read, Box<Problem>> {
-    // Unwrapping is tried only for replies that are not JSON as a whole;
-    // a cut-off or over-deep reply stays refused whatever is declared.
-    if matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText) && !unwrap.is_none() {
+    if tries_unwrap(e, unwrap) {
         if let Some(found) = unwrap::unwrap(text, limits.max_depth, unwrap) {
             return found.map_err(|e| Box::new(read_problem(text, &e)));
         }
@@ -149,7 +147,14 @@ pub(crate) fn read_refusal(text: &str, e: &parser::ReadError, unwrap: Unwrap) ->
 /// read error `e` (found by another reader of the same grammar at the same
 /// place): a reply that is not empty, where no unwrap is tried for `e`.
 pub(crate) fn refused_as_read(text: &str, e: &parser::ReadError, unwrap: Unwrap) -> bool {
-    !text.trim().is_empty() && (unwrap.is_none() || !matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText))
+    !text.trim().is_empty() && !tries_unwrap(e, unwrap)
+}
+
+/// Whether a reply that stopped reading with `e` gets the declared unwraps:
+/// only one that is not JSON as a whole; a cut-off or over-deep reply stays
+/// refused whatever is declared.
+fn tries_unwrap(e: &parser::ReadError, unwrap: Unwrap) -> bool {
+    !unwrap.is_none() && matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText)
 }
 
 #[cfg(test)]
