@@ -55,7 +55,7 @@ mod verdict;
 pub use check::format::Format;
 pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
 pub use export::{ExportError, Provider};
-pub use read::{Limits, Unwrap};
+pub use read::{read_json, JsonError, Limits, Unwrap};
 pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
 
 /// Run one level of a recursion that a reply or a contract can make deep

@@ -62,6 +62,53 @@ pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
     p
 }
 
+/// Why [`read_json`] refused a text: the reading problem's code (one of the
+/// reading codes: `empty_reply`, `not_json`, `truncated`, `trailing_text`,
+/// `duplicate_key`, `too_deep`, `number_overflow`…), where, and a sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct JsonError {
+    /// The reading problem's stable code.
+    pub code: ProblemCode,
+    /// JSON Pointer of the offending member, where one is known.
+    pub path: String,
+    /// Where in the text (absent for an empty text).
+    pub position: Option<Position>,
+    /// A sentence: what is wrong, and where (line and column).
+    pub message: String,
+}
+
+/// Read JSON text as strictly as vouch reads a reply: RFC 8259 only, no
+/// repeated key (after unescaping), nesting at most `max_depth`, and numbers
+/// held to the reply's number profile. For every JSON vouch reads besides
+/// replies — contracts, completions, stream events, batch lines,
+/// configuration — so no input is resolved in a way a reply would be refused
+/// for (serde_json keeps the last of two equal keys).
+///
+/// ```
+/// assert!(vouch::read_json(r#"{"content": "a"}"#, 64).is_ok());
+/// let e = vouch::read_json(r#"{"content": "a", "content": "b"}"#, 64).unwrap_err();
+/// assert_eq!(e.code.as_str(), "duplicate_key");
+/// assert_eq!(e.path, "/content");
+/// ```
+///
+/// # Errors
+/// A [`JsonError`] for anything but exactly one strict JSON value.
+pub fn read_json(text: &str, max_depth: usize) -> Result<Value, JsonError> {
+    if text.trim().is_empty() {
+        return Err(JsonError {
+            code: ProblemCode::EmptyReply,
+            path: String::new(),
+            position: None,
+            message: "the text is empty".into(),
+        });
+    }
+    read_value(text, 0, max_depth, true).map(|(v, _)| v).map_err(|e| {
+        let p = read_problem(text, &e);
+        JsonError { code: p.code, path: p.path, position: p.position, message: p.message }
+    })
+}
+
 /// Read a whole reply. On success, returns the value and, when an unwrap
 /// was needed, the repair that records it.
 pub(crate) fn read_reply(raw: &[u8], limits: &Limits, unwrap: Unwrap) -> Result<(Value, Option<Repair>), Box<Problem>> {
