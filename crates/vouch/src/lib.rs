@@ -45,6 +45,7 @@
 
 mod check;
 mod contract;
+mod decimal;
 mod export;
 mod findings;
 mod pointer;

@@ -113,7 +113,9 @@ impl<'c> Repairer<'c> {
         if rules.coerce {
             if let Value::String(s) = &*v {
                 let coerced = if types.contains(Types::NUMBER) || types.contains(Types::INTEGER) {
-                    parse_number(s.trim()).map(Value::Number)
+                    let integers =
+                        if n.exact_integers { crate::read::Integers::AsDoubles } else { crate::read::Integers::Wide };
+                    parse_number(s.trim(), integers).map(Value::Number)
                 } else {
                     match s.as_str() {
                         "true" => Some(Value::Bool(true)),
@@ -375,8 +377,10 @@ impl Filling {
 }
 
 /// A string that holds exactly one JSON number, as that number.
-fn parse_number(s: &str) -> Option<Number> {
-    match crate::read::read_value(s, 0, 1, true) {
+/// A number in a string, read as a reply's number would be (a number
+/// readers would read differently is not coerced: the string stays, refused).
+fn parse_number(s: &str, integers: crate::read::Integers) -> Option<Number> {
+    match crate::read::read_value(s, 0, 1, true, integers) {
         Ok((Value::Number(n), _)) => Some(n),
         _ => None,
     }

@@ -53,8 +53,13 @@ pub enum ProblemCode {
     TooDeep,
     /// The reply is larger than the contract's limit.
     TooLarge,
-    /// A number cannot be represented without loss (`1e400`).
+    /// A number is too large for a double (`1e400`).
     NumberOverflow,
+    /// A number readers would read as different values: more digits than a
+    /// double holds (`0.30000000000000001`), too small for one (`1e-400`),
+    /// an integer beyond ±(2^53−1) that a double does not hold exactly
+    /// (unless the contract allows `big_integers`).
+    ImpreciseNumber,
     /// More than one JSON value was found in the surrounding text.
     AmbiguousReply,
     /// A required property is absent.
@@ -99,6 +104,7 @@ impl ProblemCode {
             Self::TooDeep => "too_deep",
             Self::TooLarge => "too_large",
             Self::NumberOverflow => "number_overflow",
+            Self::ImpreciseNumber => "imprecise_number",
             Self::AmbiguousReply => "ambiguous_reply",
             Self::Missing => "missing",
             Self::WrongType => "wrong_type",
@@ -127,6 +133,7 @@ impl ProblemCode {
             | Self::TooDeep
             | Self::TooLarge
             | Self::NumberOverflow
+            | Self::ImpreciseNumber
             | Self::AmbiguousReply
             | Self::Missing
             | Self::WrongType => ProblemClass::NoAnswer,
@@ -335,7 +342,9 @@ fn is_json_ws(c: char) -> bool {
 /// holds the two to the same value on every reply), so the fallback is
 /// never taken.
 fn read_as_sent(json: &str, max_depth: usize) -> Value {
-    crate::read::read_value(json, 0, max_depth, true).map(|(v, _)| v).unwrap_or(Value::Null)
+    crate::read::read_value(json, 0, max_depth, true, crate::read::parser::Integers::Document)
+        .map(|(v, _)| v)
+        .unwrap_or(Value::Null)
 }
 
 impl PartialEq for Accepted {

@@ -717,15 +717,17 @@ fn add_policies(doc: &mut Value, percent: usize, seed: u64) {
 }
 
 /// Compile the document; a generated default that does not satisfy its own
-/// node, or that the contract's repairs would change (vouch refuses both), is
-/// removed. Any other compile error is a bug in this generator or in vouch.
+/// node, that the contract's repairs would change, or that holds a number a
+/// reply may not hold (vouch refuses all three), is removed. Any other compile error is a bug in this generator or in vouch.
 fn compile(doc: &mut Value) -> Result<Contract, String> {
     for _ in 0..64 {
         match Contract::from_value(doc.clone()) {
             Ok(c) => return Ok(c),
             Err(e)
                 if e.kind == CompileErrorKind::BadPolicy
-                    && (e.message.contains("does not satisfy") || e.message.contains("is not final")) =>
+                    && (e.message.contains("does not satisfy")
+                        || e.message.contains("is not final")
+                        || e.message.contains("cannot stand in a reply")) =>
             {
                 let node = doc.pointer_mut(&e.location).ok_or_else(|| format!("no node at {}", e.location))?;
                 let policy = node.get_mut("x-vouch").and_then(Value::as_object_mut).unwrap();

@@ -32,20 +32,24 @@ fn integers_beyond_the_safe_range_in_integer_fields() {
     let c = contract(json!({"type": "object", "properties": {"id": {"type": "integer"}, "x": {"type": "number"}}}));
     assert!(c.check(r#"{"id": 9007199254740991}"#).is_pass());
     assert!(c.check(r#"{"id": -9007199254740991}"#).is_pass());
-    for big in [
-        "9007199254740992",
-        "-9007199254740992",
-        "18446744073709551616",
-        "1e20",
-        "1e300",
-        "123456789012345678901234567890",
-    ] {
+    // Integers a double holds to the digit, beyond ±(2^53−1): integer fields refuse them.
+    for big in ["9007199254740992", "-9007199254740992", "18446744073709552000", "1e20", "1e300"] {
         refused(&c, &format!(r#"{{"id": {big}}}"#), "out_of_range", "/id");
     }
-    // A number field is a double by declaration: read as the nearest double.
-    assert!(c.check(r#"{"x": 9007199254740993}"#).is_pass());
+    // Integers a double does not hold to the digit: every field refuses them,
+    // since readers of doubles (JavaScript) would read another number.
+    for big in ["9007199254740993", "123456789012345678901234567890", "18446744073709551615", "18446744073709551616"] {
+        refused(&c, &format!(r#"{{"id": {big}}}"#), "imprecise_number", "/id");
+        refused(&c, &format!(r#"{{"x": {big}}}"#), "imprecise_number", "/x");
+    }
+    // A number field takes a big integer a double holds exactly.
+    assert!(c.check(r#"{"x": 9007199254740994}"#).is_pass());
+    // A contract whose readers hold 64-bit integers takes all of them, read exactly.
     let opted = contract(json!({"type": "integer", "x-vouch": {"allow": ["big_integers"]}}));
     assert!(opted.check("18446744073709551615").is_pass());
+    assert_eq!(opted.check("9007199254740993").value(), Some(&json!(9007199254740993u64)));
+    // Beyond 64 bits, not even then.
+    refused(&opted, "18446744073709551617", "imprecise_number", "");
 }
 
 #[test]

@@ -8,6 +8,8 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Number, Value};
 
+use crate::decimal::{self, Decimal};
+
 /// The exact integer a number holds, if it holds one that fits.
 fn as_i128(n: &Number) -> Option<i128> {
     if let Some(i) = n.as_i64() {
@@ -16,8 +18,8 @@ fn as_i128(n: &Number) -> Option<i128> {
     if let Some(u) = n.as_u64() {
         return Some(i128::from(u));
     }
-    // Floats with no fraction compare exactly as integers (2^100 fits i128).
-    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1.0e38).map(|f| f as i128)
+    // A whole double within ±2^53 stands for exactly that integer.
+    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0).map(|f| f as i128)
 }
 
 /// Whether a number is an integer every double-based reader reads exactly.
@@ -26,45 +28,33 @@ pub(crate) fn is_safe_integer(n: &Number) -> bool {
     const MAX_SAFE: i128 = (1 << 53) - 1;
     match as_i128(n) {
         Some(i) => (-MAX_SAFE..=MAX_SAFE).contains(&i),
-        // Beyond i128 but whole (1e300) is far beyond; a fraction is not an integer at all.
+        // Whole beyond 2^53 is beyond; a fraction is not an integer at all.
         None => n.as_f64().is_some_and(|f| f.fract() != 0.0),
     }
 }
 
-/// Order two numbers: exactly when both are integers, else as doubles.
+/// Order two numbers as the decimals they stand for, exactly.
 #[must_use]
 pub(crate) fn cmp_numbers(a: &Number, b: &Number) -> Option<Ordering> {
-    // The common case, both plain integers, without widening.
-    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-        return Some(x.cmp(&y));
-    }
-    if let (Some(x), Some(y)) = (as_i128(a), as_i128(b)) {
-        return Some(x.cmp(&y));
-    }
-    a.as_f64()?.partial_cmp(&b.as_f64()?)
+    Some(decimal::cmp(a, b))
 }
 
-/// Whether `v` is a multiple of `m` (`m` > 0).
+/// Whether `v` is a multiple of `m` (`m` > 0), exactly, on the decimals
+/// they stand for (`0.0075` is a multiple of `0.0001`; `1e308` is not one
+/// of 3), and every reader agrees (see below).
 #[must_use]
 pub(crate) fn is_multiple_of(v: &Number, m: &Number) -> bool {
-    if let (Some(x), Some(y)) = (as_i128(v), as_i128(m)) {
+    if let (Some(x), Some(y)) = (v.as_i64(), m.as_i64()) {
         return y != 0 && x % y == 0;
     }
-    let (Some(x), Some(y)) = (v.as_f64(), m.as_f64()) else {
-        return false;
-    };
-    if x == 0.0 {
-        return true;
-    }
-    let q = x / y;
-    if !q.is_finite() {
+    // A double from 2^53 on that is not exactly its decimal: readers taking
+    // it as an integer hold another one (2^127 for `1.7014118346046923e38`,
+    // a multiple of 3 as written, but 2^127 is not): no reader may hold a
+    // value vouch did not check.
+    if decimal::inexact_beyond_doubles(v) {
         return false;
     }
-    let whole = q.round();
-    // A non-zero value is never a multiple through a quotient that rounds to
-    // 0 (`1e-20` is no multiple of 2). Decimal multiples like 0.0075 / 0.0001
-    // land a few ulps off an integer: the tolerance is relative to the quotient.
-    whole != 0.0 && (q - whole).abs() <= q.abs() * 4.0 * f64::EPSILON
+    Decimal::of(v).is_multiple_of(Decimal::of(m))
 }
 
 /// JSON Schema equality.
@@ -103,10 +93,8 @@ fn hash_here(v: &Value, h: &mut DefaultHasher) {
     match v {
         Value::Null => 0u8.hash(h),
         Value::Bool(b) => (1u8, b).hash(h),
-        Value::Number(n) => match as_i128(n) {
-            Some(i) => (2u8, i).hash(h),
-            None => (3u8, n.as_f64().unwrap_or(0.0).to_bits()).hash(h),
-        },
+        // The decimal it stands for: equal numbers (`1`, `1.0`, `1e0`) hash alike.
+        Value::Number(n) => (2u8, Decimal::of(n)).hash(h),
         Value::String(s) => (4u8, s).hash(h),
         Value::Array(items) => {
             (5u8, items.len()).hash(h);

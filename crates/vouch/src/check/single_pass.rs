@@ -32,7 +32,7 @@ use super::{is_valid, is_valid_here, is_valid_string_here};
 use crate::contract::node::PropertyIndex;
 use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
-use crate::read::parser::{Parser, ReadError, Scalar as ParsedScalar, KEY};
+use crate::read::parser::{Integers, Parser, ReadError, Scalar as ParsedScalar, KEY};
 use crate::repair::{default_of, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling, Repairer};
 use crate::verdict::{display_path, ProblemCode, Repair};
 
@@ -197,12 +197,12 @@ pub(crate) fn run<'c, 't>(
     plans: &'c [Plan],
     root: NodeId,
     text: &'t str,
-    max_depth: usize,
+    (max_depth, integers): (usize, Integers),
 ) -> Outcome<'c, 't> {
     let mut pass = SinglePass {
         nodes,
         plans,
-        p: Parser::at(text, 0),
+        p: Parser::at(text, 0, integers),
         max_depth,
         changes: Vec::new(),
         error: None,

@@ -26,7 +26,7 @@ use super::single_pass::{member_key, Fill, Key, Others, Plan, Read, Resume, Scal
 use super::{is_valid_here, is_valid_string_here, member_problems, missing, problems_in_order, wrong_type};
 use crate::contract::node::{hazardous_key, Node, NodeId};
 use crate::pointer;
-use crate::read::parser::{Parser, Scalar as ParsedScalar};
+use crate::read::parser::{Integers, Parser, Scalar as ParsedScalar};
 use crate::repair::{leaves_valid_scalar_alone, Repairer};
 use crate::verdict::Problem;
 
@@ -40,12 +40,11 @@ pub(crate) fn report<'t>(
     plans: &[Plan],
     root: NodeId,
     text: &'t str,
-    limits: (usize, usize),
+    (max_depth, max_problems, integers): (usize, usize, Integers),
     repairs: bool,
     resume: Option<Resume<'t>>,
 ) -> Option<Vec<Problem>> {
-    let (max_depth, max_problems) = limits;
-    let mut r = Reporter { nodes, plans, p: Parser::at(text, 0), max_depth, path: Vec::new(), repairs };
+    let mut r = Reporter { nodes, plans, p: Parser::at(text, 0, integers), max_depth, path: Vec::new(), repairs };
     let mut problems = Vec::new();
     match resume {
         Some(resume) => {

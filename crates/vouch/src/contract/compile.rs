@@ -59,7 +59,9 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     mark_policy_below(&mut nodes);
     refuse_in_place_cycles(&nodes)?;
     policy::refuse_tested_only_policies(&nodes)?;
-    policy::check_defaults(&nodes)?;
+    let integers =
+        if root_policy.big_integers { crate::read::Integers::Wide } else { crate::read::Integers::AsDoubles };
+    policy::check_defaults(&nodes, integers)?;
     Ok(Compiled { nodes, root, root_policy })
 }
 

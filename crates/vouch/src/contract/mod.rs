@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::check;
 use crate::check::single_pass::{self, Plan};
-use crate::read::{self, Limits, Unwrap};
+use crate::read::{self, Integers, Limits, Unwrap};
 use crate::verdict::{Accepted, Problem, ProblemCode, Repair, Verdict};
 pub use error::{CompileError, CompileErrorKind};
 use node::{Node, NodeId};
@@ -51,6 +51,8 @@ pub struct Contract {
     root: NodeId,
     limits: Limits,
     unwrap: Unwrap,
+    /// Which integers beyond ±(2^53−1) replies may hold (`allow: big_integers`).
+    integers: Integers,
     repairs: bool,
     findings: bool,
 }
@@ -64,16 +66,18 @@ impl Contract {
     pub fn from_json_str(text: &str) -> Result<Self, CompileError> {
         // Our own strict reader: a repeated key in a contract is as ambiguous as
         // in a reply, and deep contracts get the same bounded, non-recursive read.
-        let document = read::read_value(text, 0, MAX_CONTRACT_JSON_DEPTH, true).map(|(v, _)| v).map_err(|e| {
-            let pos = read::position(text, e.offset);
-            let at = if e.path.is_empty() { String::new() } else { format!(" at {}", e.path) };
-            CompileError::new(
-                CompileErrorKind::NotJson,
-                "",
-                "",
-                format!("the contract is not JSON: {}{at} (line {}, column {})", e.detail, pos.line, pos.column),
-            )
-        })?;
+        let document = read::read_value(text, 0, MAX_CONTRACT_JSON_DEPTH, true, Integers::Document)
+            .map(|(v, _)| v)
+            .map_err(|e| {
+                let pos = read::position(text, e.offset);
+                let at = if e.path.is_empty() { String::new() } else { format!(" at {}", e.path) };
+                CompileError::new(
+                    CompileErrorKind::NotJson,
+                    "",
+                    "",
+                    format!("the contract is not JSON: {}{at} (line {}, column {})", e.detail, pos.line, pos.column),
+                )
+            })?;
         Self::from_value(document)
     }
 
@@ -102,6 +106,7 @@ impl Contract {
             root: compiled.root,
             limits: Limits::default(),
             unwrap: rp.unwrap,
+            integers: if rp.big_integers { Integers::Wide } else { Integers::AsDoubles },
             repairs,
             findings,
         };
@@ -182,7 +187,7 @@ impl Contract {
             single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
                 // The very error the full path's reader would stop at:
                 // refused as such, or unwrapped, without reading again.
-                return match read::after_read_error(text, &e, &self.limits, self.unwrap) {
+                return match read::after_read_error(text, &e, &self.limits, self.unwrap, self.integers) {
                     Ok((value, unwrapped, (from, to))) => {
                         let unwrapped: Vec<Repair> = unwrapped.into_iter().collect();
                         match text.get(from..to).map(|json| (json, self.run_single_pass(json))) {
@@ -204,7 +209,7 @@ impl Contract {
         if doubted && !self.repairs {
             // Without repairs, report it straight away (a fast check
             // would only say so again).
-            if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap) {
+            if let Ok((value, None)) = read::read_text(text, &self.limits, self.unwrap, self.integers) {
                 let problems = check::problems(&self.nodes, self.root, &value, "", self.limits.max_problems);
                 if !problems.is_empty() {
                     return Verdict::refuse(problems);
@@ -212,7 +217,7 @@ impl Contract {
                 return self.judge(value, Vec::new());
             }
         }
-        match read::read_text(text, &self.limits, self.unwrap) {
+        match read::read_text(text, &self.limits, self.unwrap, self.integers) {
             Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
             Err(problem) => Verdict::refuse(vec![*problem]),
         }
@@ -224,7 +229,7 @@ impl Contract {
     #[doc(hidden)]
     #[must_use]
     pub fn check_full_path(&self, raw: impl AsRef<[u8]>) -> Verdict {
-        match read::read_reply(raw.as_ref(), &self.limits, self.unwrap) {
+        match read::read_reply(raw.as_ref(), &self.limits, self.unwrap, self.integers) {
             Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
             Err(problem) => Verdict::refuse(vec![*problem]),
         }
@@ -239,7 +244,7 @@ impl Contract {
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
                 matches!(
-                    single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth),
+                    single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.integers)),
                     single_pass::Outcome::Accepted(..)
                 )
             })
@@ -256,7 +261,7 @@ impl Contract {
             return false;
         }
         let Ok(text) = std::str::from_utf8(raw) else { return false };
-        match single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth) {
+        match single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.integers)) {
             single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
             single_pass::Outcome::Doubted(resume) => self.streamed_report(text, resume).is_some(),
             _ => false,
@@ -264,7 +269,7 @@ impl Contract {
     }
 
     fn run_single_pass<'t>(&self, text: &'t str) -> single_pass::Outcome<'_, 't> {
-        single_pass::run(&self.nodes, &self.plans, self.root, text, self.limits.max_depth)
+        single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.integers))
     }
 
     /// A reply accepted by the single pass with changes: the text with them
@@ -276,7 +281,7 @@ impl Contract {
     }
 
     fn streamed_report<'t>(&self, text: &'t str, resume: Option<single_pass::Resume<'t>>) -> Option<Vec<Problem>> {
-        let limits = (self.limits.max_depth, self.limits.max_problems);
+        let limits = (self.limits.max_depth, self.limits.max_problems, self.integers);
         check::streamed_report::report(&self.nodes, &self.plans, self.root, text, limits, self.repairs, resume)
     }
 

@@ -277,11 +277,16 @@ pub(crate) fn refuse_tested_only_policies(nodes: &[Node]) -> Result<()> {
 }
 
 /// A declared default must itself satisfy the node's schema.
-pub(crate) fn check_defaults(nodes: &[Node]) -> Result<()> {
+pub(crate) fn check_defaults(nodes: &[Node], integers: crate::read::Integers) -> Result<()> {
     for (id, node) in nodes.iter().enumerate() {
         let Some(default) = node.policy.as_ref().and_then(|p| p.default.as_ref()) else {
             continue;
         };
+        // A default is written into replies: it holds only numbers a reply may hold.
+        let written = default.to_string();
+        if let Err(e) = crate::read::read_value(&written, 0, usize::MAX, true, integers) {
+            return Err(bad(&node.location, format!("the default cannot stand in a reply: {}", e.detail)));
+        }
         if !crate::check::is_valid(nodes, id, default) {
             return Err(bad(
                 &node.location,

@@ -7,7 +7,7 @@ mod unwrap;
 use serde_json::Value;
 
 use crate::verdict::{excerpt_text, Position, Problem, ProblemCode, Repair};
-pub(crate) use parser::read_value;
+pub(crate) use parser::{read_value, Integers};
 pub use unwrap::Unwrap;
 
 /// Bounds on what a reply may cost to read and report.
@@ -53,6 +53,7 @@ pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
         ProblemCode::DuplicateKey => ("each key once per object", e.detail.clone()),
         ProblemCode::TooDeep => ("shallower nesting", e.detail.clone()),
         ProblemCode::NumberOverflow => ("a number a double can hold", e.detail.clone()),
+        ProblemCode::ImpreciseNumber => ("a number every JSON reader reads alike", e.detail.clone()),
         ProblemCode::AmbiguousReply => ("exactly one JSON value", e.detail.clone()),
         _ => ("strict JSON", format!("not JSON: {} at line {}, column {}", e.detail, pos.line, pos.column)),
     };
@@ -103,7 +104,7 @@ pub fn read_json(text: &str, max_depth: usize) -> Result<Value, JsonError> {
             message: "the text is empty".into(),
         });
     }
-    read_value(text, 0, max_depth, true).map(|(v, _)| v).map_err(|e| {
+    read_value(text, 0, max_depth, true, Integers::Document).map(|(v, _)| v).map_err(|e| {
         let p = read_problem(text, &e);
         JsonError { code: p.code, path: p.path, position: p.position, message: p.message }
     })
@@ -111,7 +112,12 @@ pub fn read_json(text: &str, max_depth: usize) -> Result<Value, JsonError> {
 
 /// Read a whole reply. On success, returns the value and, when an unwrap
 /// was needed, the repair that records it.
-pub(crate) fn read_reply(raw: &[u8], limits: &Limits, unwrap: Unwrap) -> Result<(Value, Option<Repair>), Box<Problem>> {
+pub(crate) fn read_reply(
+    raw: &[u8],
+    limits: &Limits,
+    unwrap: Unwrap,
+    integers: Integers,
+) -> Result<(Value, Option<Repair>), Box<Problem>> {
     if raw.len() > limits.max_bytes {
         return Err(Box::new(Problem::new(
             ProblemCode::TooLarge,
@@ -137,11 +143,16 @@ pub(crate) fn read_reply(raw: &[u8], limits: &Limits, unwrap: Unwrap) -> Result<
             return Err(Box::new(p));
         }
     };
-    read_text(text, limits, unwrap)
+    read_text(text, limits, unwrap, integers)
 }
 
 /// Read a whole reply already known to be UTF-8 and within the size limit.
-pub(crate) fn read_text(text: &str, limits: &Limits, unwrap: Unwrap) -> Result<(Value, Option<Repair>), Box<Problem>> {
+pub(crate) fn read_text(
+    text: &str,
+    limits: &Limits,
+    unwrap: Unwrap,
+    integers: Integers,
+) -> Result<(Value, Option<Repair>), Box<Problem>> {
     if text.trim().is_empty() {
         return Err(Box::new(Problem::new(
             ProblemCode::EmptyReply,
@@ -151,9 +162,9 @@ pub(crate) fn read_text(text: &str, limits: &Limits, unwrap: Unwrap) -> Result<(
             "the reply is empty",
         )));
     }
-    match read_value(text, 0, limits.max_depth, true) {
+    match read_value(text, 0, limits.max_depth, true, integers) {
         Ok((value, _)) => Ok((value, None)),
-        Err(e) => after_read_error(text, &e, limits, unwrap).map(|(value, log, _)| (value, log)),
+        Err(e) => after_read_error(text, &e, limits, unwrap, integers).map(|(value, log, _)| (value, log)),
     }
 }
 
@@ -170,9 +181,10 @@ pub(crate) fn after_read_error(
     e: &parser::ReadError,
     limits: &Limits,
     unwrap: Unwrap,
+    integers: Integers,
 ) -> Result<Read, Box<Problem>> {
     if tries_unwrap(e, unwrap) {
-        if let Some(found) = unwrap::unwrap(text, limits.max_depth, unwrap) {
+        if let Some(found) = unwrap::unwrap(text, limits.max_depth, unwrap, integers) {
             return found.map_err(|e| Box::new(read_problem(text, &e)));
         }
     }

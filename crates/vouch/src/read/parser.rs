@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
+use crate::decimal::faithful;
 use crate::verdict::ProblemCode;
 
 /// Why reading failed, and where (byte offset into the text read).
@@ -74,13 +75,37 @@ pub(crate) struct Parser<'a> {
     pub pos: usize,
     max_depth: usize,
     stack: Vec<Frame>,
+    integers: Integers,
+}
+
+/// Which numbers a reader takes (see [`crate::decimal`]). A reply's number
+/// must be one every JSON reader reads as the same decimal: too many digits
+/// for a double (`0.30000000000000001`), too small for one (`1e-400`), too
+/// large (`1e400`) is refused, so no reader ever gets a value vouch did not check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Integers {
+    /// Integers beyond ±(2^53−1) only where a double holds them to the
+    /// digit, as every reader then reads them alike. Replies, by default.
+    AsDoubles,
+    /// Also every integer that fits 64 bits, held exactly: replies to a
+    /// contract that allows `big_integers` (its readers hold integers exactly).
+    Wide,
+    /// A document of vouch's own (a contract, a completion, a batch line),
+    /// read as `Wide`: the value kept stands for exactly what was written.
+    Document,
 }
 
 /// Read exactly one JSON value from `text[start..]`, allowing only white
 /// space after it when `whole` is true. Returns the value and the offset just
 /// past it.
-pub(crate) fn read_value(text: &str, start: usize, max_depth: usize, whole: bool) -> Result<(Value, usize), ReadError> {
-    let mut p = Parser { bytes: text.as_bytes(), text, pos: start, max_depth, stack: Vec::new() };
+pub(crate) fn read_value(
+    text: &str,
+    start: usize,
+    max_depth: usize,
+    whole: bool,
+    integers: Integers,
+) -> Result<(Value, usize), ReadError> {
+    let mut p = Parser { bytes: text.as_bytes(), text, pos: start, max_depth, stack: Vec::new(), integers };
     let value = p.value()?;
     let end = p.pos;
     if whole {
@@ -94,7 +119,7 @@ pub(crate) fn read_value(text: &str, start: usize, max_depth: usize, whole: bool
 
 /// An integer of up to 18 digits, summed directly (no overflow possible).
 #[inline]
-fn small_integer(text: &str) -> Option<Number> {
+fn small_integer(text: &str) -> Option<i64> {
     let (negative, digits) = match text.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, text),
@@ -103,7 +128,7 @@ fn small_integer(text: &str) -> Option<Number> {
         return None;
     }
     let magnitude = digits.bytes().fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
-    Some(Number::from(if negative { -magnitude } else { magnitude }))
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// Exact powers of ten as doubles.
@@ -155,9 +180,16 @@ fn short_decimal(text: &str) -> Option<Number> {
     Number::from_f64(if negative { -value } else { value })
 }
 
-fn big_integer(text: &str) -> Option<Number> {
-    text.parse::<i64>().map(Number::from).or_else(|_| text.parse::<u64>().map(Number::from)).ok()
+/// An integer that fits 64 bits, and its nearest double.
+fn big_integer(text: &str) -> Option<(Number, f64)> {
+    text.parse::<i64>()
+        .map(|i| (Number::from(i), i as f64))
+        .or_else(|_| text.parse::<u64>().map(|u| (Number::from(u), u as f64)))
+        .ok()
 }
+
+/// Integers every double holds exactly.
+const SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// The end of the run of string bytes that need no attention (no quote,
 /// backslash or control character) starting at `pos`. Eight bytes at a time
@@ -201,8 +233,8 @@ fn is_ws(b: u8) -> bool {
 impl<'a> Parser<'a> {
     /// A reader of single scalars and strings from `text[pos..]`, for the
     /// schema-directed pass (which keeps its own containers).
-    pub(crate) fn at(text: &'a str, pos: usize) -> Self {
-        Parser { bytes: text.as_bytes(), text, pos, max_depth: 0, stack: Vec::new() }
+    pub(crate) fn at(text: &'a str, pos: usize, integers: Integers) -> Self {
+        Parser { bytes: text.as_bytes(), text, pos, max_depth: 0, stack: Vec::new(), integers }
     }
 
     pub(crate) fn peek(&self) -> Option<u8> {
@@ -474,14 +506,31 @@ impl<'a> Parser<'a> {
             }
         }
         let text = self.text.get(start..self.pos).unwrap_or_default();
-        let number = if integer { small_integer(text).or_else(|| big_integer(text)) } else { short_decimal(text) };
-        if let Some(n) = number {
+        let wide = self.integers != Integers::AsDoubles;
+        if integer {
+            if let Some(i) = small_integer(text) {
+                // Within ±(2^53−1) every reader holds it exactly.
+                if (-SAFE_INTEGER..=SAFE_INTEGER).contains(&i) || wide || faithful(text, i as f64) {
+                    return Ok(Number::from(i));
+                }
+                return Err(self.imprecise(start, text, i as f64));
+            }
+            if let Some((n, f)) = big_integer(text) {
+                if wide || faithful(text, f) {
+                    return Ok(n);
+                }
+                return Err(self.imprecise(start, text, f));
+            }
+        } else if let Some(n) = short_decimal(text) {
+            // At most 15 significant digits, in a double's normal range: every reader reads it alike.
             return Ok(n);
         }
         // Rust's float parser is correctly rounded; it yields infinity on
         // overflow, which JSON cannot carry and a consumer would read differently.
-        match text.parse::<f64>().ok().and_then(Number::from_f64) {
-            Some(n) => Ok(n),
+        let read = text.parse::<f64>().ok().filter(|f| f.is_finite());
+        match read.and_then(|f| Number::from_f64(f).map(|n| (n, f))) {
+            Some((n, f)) if faithful(text, f) => Ok(n),
+            Some((_, f)) => Err(self.imprecise(start, text, f)),
             None => Err(ReadError {
                 code: ProblemCode::NumberOverflow,
                 offset: start,
@@ -489,6 +538,26 @@ impl<'a> Parser<'a> {
                 detail: format!("the number {} is too large to represent", crate::verdict::excerpt_text(text)),
             }),
         }
+    }
+
+    /// A number readers would read as different values: refused.
+    #[cold]
+    fn imprecise(&self, start: usize, text: &str, read: f64) -> ReadError {
+        let shown = crate::verdict::excerpt_text(text);
+        let as_double = crate::decimal::Decimal::of_double(read).shown();
+        let detail = if read == 0.0 {
+            format!("the number {shown} is too small for a double: JavaScript and most other readers read 0")
+        } else if !text.contains(['.', 'e', 'E']) {
+            format!(
+                "the integer {shown} is beyond what a double holds exactly: JavaScript and most other readers read \
+                 {as_double} (a contract whose readers hold 64-bit integers allows them with \"allow\": [\"big_integers\"])"
+            )
+        } else {
+            format!(
+                "the number {shown} has more digits than a double holds: JavaScript and most other readers read {as_double}"
+            )
+        };
+        ReadError { code: ProblemCode::ImpreciseNumber, offset: start, path: self.path(), detail }
     }
 
     /// After an opening bracket: whether the container closes at once.
@@ -536,7 +605,7 @@ impl<'a> Parser<'a> {
     /// One whole value from `pos`, within `max_depth` more levels, read as
     /// [`read_value`] reads it; the reader is left just past it.
     pub(crate) fn whole(&mut self, max_depth: usize) -> Result<Value, ReadError> {
-        let (v, end) = read_value(self.text, self.pos, max_depth, false)?;
+        let (v, end) = read_value(self.text, self.pos, max_depth, false, self.integers)?;
         self.pos = end;
         Ok(v)
     }

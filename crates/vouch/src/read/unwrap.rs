@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::parser::{read_value, ReadError};
+use super::parser::{read_value, Integers, ReadError};
 use crate::verdict::{bounded, excerpt_text, ProblemCode, Repair};
 
 /// Which unwraps a contract declares.
@@ -32,13 +32,13 @@ type Found = Result<(Value, Option<Repair>, (usize, usize)), ReadError>;
 
 /// Try the declared unwraps on a reply that is not JSON as a whole.
 /// `None` means no unwrap applies, and the original reading problem stands.
-pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<Found> {
+pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap, integers: Integers) -> Option<Found> {
     if declared.fence {
         if let Some((start, end)) = fence_body(text) {
             let body = text.get(start..end).unwrap_or_default();
             // Parse only up to the closing fence, so a cut-off body reads as `truncated`.
             let upto = text.get(..end).unwrap_or_default();
-            let read = read_value(upto, start, max_depth, false).and_then(|(value, stop)| {
+            let read = read_value(upto, start, max_depth, false, integers).and_then(|(value, stop)| {
                 if text.get(stop..end).is_some_and(|rest| rest.trim().is_empty()) {
                     Ok((value, stop))
                 } else {
@@ -61,7 +61,7 @@ pub(super) fn unwrap(text: &str, max_depth: usize, declared: Unwrap) -> Option<F
         }
     }
     if declared.prose {
-        return Some(prose(text, max_depth));
+        return Some(prose(text, max_depth, integers));
     }
     None
 }
@@ -115,7 +115,7 @@ fn outside_think(text: &str) -> Vec<(usize, usize)> {
     ranges
 }
 
-fn prose(text: &str, max_depth: usize) -> Found {
+fn prose(text: &str, max_depth: usize, integers: Integers) -> Found {
     let mut found: Option<(Value, usize, usize)> = None;
     let mut first_error: Option<ReadError> = None;
     let mut broken_object: Option<usize> = None;
@@ -127,7 +127,7 @@ fn prose(text: &str, max_depth: usize) -> Found {
         let mut at = start;
         while let Some(rel) = part.get(at..).and_then(|s| s.find(['{', '['])) {
             let open = at + rel;
-            match read_value(part, open, max_depth, false) {
+            match read_value(part, open, max_depth, false, integers) {
                 Ok((value, stop)) => {
                     if found.is_some() {
                         return Err(ReadError {
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_cut_off_fence_body_is_truncated() {
-        let found = unwrap("```json\n{\"a\": 1\n```", 128, Unwrap { fence: true, prose: false });
+        let found = unwrap("```json\n{\"a\": 1\n```", 128, Unwrap { fence: true, prose: false }, Integers::AsDoubles);
         assert_eq!(found.and_then(Result::err).map(|e| e.code), Some(ProblemCode::Truncated));
     }
 

@@ -39,3 +39,10 @@ pub fn strip_policy(v: &mut Value) {
         _ => {}
     }
 }
+
+/// Print a suite's figures line so a plain `cargo test` shows it: straight
+/// to standard error, past the test harness's capture of `println!`.
+pub fn figure(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
