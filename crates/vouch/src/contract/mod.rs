@@ -286,7 +286,7 @@ impl Contract {
     }
 
     /// Check a value that was already parsed (for example a stored last good
-    /// value). Limits on depth still apply.
+    /// value). Limits on depth and the number profile of replies still apply.
     #[must_use]
     pub fn check_value(&self, value: &Value) -> Verdict {
         if depth(value) > self.limits.max_depth {
@@ -297,6 +297,14 @@ impl Contract {
                 String::new(),
                 &format!("the value nests deeper than {} levels", self.limits.max_depth),
             )]);
+        }
+        // The number profile of replies holds for values given whole too: an
+        // integer a double does not hold is refused as in a reply.
+        let written = value.to_string();
+        if let Err(e) = read::read_value(&written, 0, self.limits.max_depth, true, self.integers) {
+            let mut p = read::read_problem(&written, &e);
+            p.position = None;
+            return Verdict::refuse(vec![p]);
         }
         self.judge(value.clone(), Vec::new())
     }
