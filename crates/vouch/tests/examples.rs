@@ -43,6 +43,6 @@ fn every_bundled_reply_gets_its_written_verdict() {
         assert_eq!(got["findings"], findings, "{file}: {got:#}");
         checked += 1;
     }
-    println!("bundled examples: {checked} replies checked");
+    common::figure(&format!("bundled examples: {checked} replies checked"));
     assert!(checked >= 30);
 }

@@ -195,7 +195,7 @@ fn json_test_suite_parsing() {
         println!("{row}");
     }
     println!();
-    println!("y: {y_accepted}/{y_total}, n: {n_refused}/{n_total}");
+    common::figure(&format!("JSONTestSuite: y: {y_accepted}/{y_total}, n: {n_refused}/{n_total}"));
     for (name, _) in I_EXPECTED {
         if !i_seen.iter().any(|s| s == name) {
             failures.push(format!("{name}: listed in I_EXPECTED but not in the suite"));

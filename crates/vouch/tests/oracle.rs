@@ -1756,7 +1756,7 @@ fn run(name: &'static str, tally: &'static Tally, mix: Mix, property: Property) 
     let get = |a: &AtomicU64| a.load(Relaxed);
     let (verdicts, accepted, refused, premise) =
         (get(&tally.verdicts), get(&tally.accepted), get(&tally.refused), get(&tally.premise));
-    println!(
+    common::figure(&format!(
         "oracle {name}: {} contracts x replies ({verdicts} verdicts, {:.1} s): accepted {accepted}, refused {refused}, \
          premise held {premise}, disagreements 0, deliberate differences: duplicate keys {}, consumer safety {}, \
          repairs that change a valid value {}, multipleOf tolerance {}",
@@ -1766,7 +1766,7 @@ fn run(name: &'static str, tally: &'static Tally, mix: Mix, property: Property) 
         get(&tally.consumer_safety),
         get(&tally.repair_changed_valid),
         get(&tally.multiple_of_tolerance),
-    );
+    ));
     // Not vacuous: both outcomes, and the property's premise, occur often.
     let floor = u64::from(cases) / 10;
     assert!(accepted >= floor, "only {accepted} accepted");
