@@ -56,6 +56,24 @@ w repair_roundtrip/gen_elig_repairs.md $'<think>hmm</think>\n```json\n{"verdict"
 w repair_roundtrip/gen_elig_defaults.json '{"verdict":"maybe","matchScore":-3,"summary":"x","criteria":[],"recommendations":"none"}'
 w repair_roundtrip/gen_elig_float.txt 'Result: {"verdict":"not_eligible","matchScore":99.5,"summary":"\tfine\n","criteria":[{"criterion":"c","status":"unknown","reason":""}],"recommendations":[]}'
 
+# Unwrap (fuzz_targets/unwrap.rs): the review's two findings and each rule of
+# crates/vouch/src/read/unwrap.rs, plus the example replies above.
+mkdir -p "$seeds/unwrap"
+find "$seeds/check" -name 'ex_*' -exec cp {} "$seeds/unwrap/" \;
+w unwrap/review_inner_candidate.txt 'I first considered [{"verdict": "not_eligible"}, …] but my answer is {"verdict": "eligible"}'
+w unwrap/review_fence_space.md $'``` json\n{"verdict": "eligible"}\n```'
+w unwrap/fence_crlf.md $'```JSON \r\n{"verdict": "eligible", "score": 3}\r\n```  \n'
+w unwrap/fence_tilde.md $'~~~jsonc\n{"verdict": "eligible"}\n~~~'
+w unwrap/fence_python.md $'```python\n{"verdict": "eligible"}\n```'
+w unwrap/fence_in_prose.md $'Here is the answer:\n```json\n{"verdict": "eligible"}\n```\nand {"verdict": "not_eligible"}'
+w unwrap/prose_links.txt 'See [the docs](https://x.y/z)[^1] and [1]. - [x] done. {"verdict": "eligible"}'
+w unwrap/quotes_code.txt 'the model said "{\"verdict\": \"eligible\"}" then `{"verdict": "eligible"}`'
+w unwrap/think.txt '<think>{"verdict": "not_eligible"} [1, {</think>The answer: {"verdict": "eligible", "score": 1}.'
+w unwrap/think_unclosed.txt '{"verdict": "eligible"} <think>{"verdict": "not_eligible"}'
+w unwrap/truncated.txt 'Answer: {"verdict": "eligible", "score": '
+w unwrap/hostile.txt '[[[[[[[[[[[[x [[[[[[[[[[[[x {"verdict": "eligible"}'
+w unwrap/broken_beside.txt 'No: {"verdict": "eligible",} Yes: [{"verdict": "eligible"}]'
+
 # Contract documents: one file per JSON-Schema-Test-Suite schema, plus the
 # example and bench contracts (with x-vouch policies).
 for f in "$schemas"/*.json; do
@@ -75,7 +93,7 @@ if [ -d "$bench" ]; then
     done
 fi
 
-for t in parse check compile repair_roundtrip; do
+for t in parse check compile repair_roundtrip unwrap; do
     printf 'seeds/%-17s %4d files\n' "$t" "$(find "$seeds/$t" -type f | wc -l)"
 done
 du -sh "$seeds"

@@ -9,7 +9,7 @@
 //! LINEARITY_DIVIDE=10 cargo bench -p vouch --bench linearity   # a tenth of the sizes
 //! ```
 //!
-//! Prints one line per case, `linear CASE n=… t(n)=… t(2n)=… t(4n)=… ratios R1 R2 peak/input M`,
+//! Prints one line per case, `linear CASE n=… t(n)=… t(2n)=… t(4n)=… ratios R1 R2 peak/input M (VERDICT)`,
 //! where the peak is the process's peak resident memory during the check at 4n (reset before it through
 //! `/proc/self/clear_refs`, Linux) minus what it held before, and `M` is that over the input's
 //! size (`n/a` where the kernel does not allow the reset).
@@ -75,6 +75,42 @@ fn truncated_objects(n: usize) -> Vec<u8> {
     raw
 }
 
+/// `unit` `n` times, then `tail`: prose for the unwrap rows.
+fn repeated(unit: &str, n: usize, tail: &str) -> Vec<u8> {
+    let mut out = unit.repeat(n);
+    out.push_str(tail);
+    out.into_bytes()
+}
+
+/// `[[[…x` (100 deep, within the depth limit) again and again: each bracket
+/// starts a broken attempt that reads to its `x`; refused at the search budget.
+fn prose_brackets(n: usize) -> Vec<u8> {
+    repeated(&format!("{}x ", "[".repeat(100)), n, "{\"a\": 1}")
+}
+
+/// Citations, each a complete candidate: searched to the end, `ambiguous_reply`.
+fn prose_citations(n: usize) -> Vec<u8> {
+    repeated("as [1] said ", n, "")
+}
+
+/// Links and footnotes (prose brackets), then the one answer: accepted.
+fn prose_links(n: usize) -> Vec<u8> {
+    repeated("see [the docs](https://x.y/z)[^1] ", n, "{\"a\": 1}")
+}
+
+/// Nested broken objects and arrays, `[{"a": [{"a": …x`, 40 deep, again and again.
+fn prose_nested_broken(n: usize) -> Vec<u8> {
+    repeated(&format!("{}x ", "[{\"a\": ".repeat(40)), n, "{\"a\": 1}")
+}
+
+/// An open string inside a bracket, again and again: `["aaaa…` never closed until the end.
+fn prose_open_strings(n: usize) -> Vec<u8> {
+    repeated("[\"a [b {c ", n, "\"")
+}
+
+/// Prose unwrap declared (the hostile rows for `read/unwrap.rs`).
+const PROSE: &str = r#"{"x-vouch": {"unwrap": ["prose"]}}"#;
+
 const CASES: &[Case] = &[
     Case { name: "keys", schema: "{}", n: 250_000, reply: wide_object },
     Case { name: "keys_refused", schema: r#"{"additionalProperties":false}"#, n: 250_000, reply: wide_object },
@@ -84,6 +120,11 @@ const CASES: &[Case] = &[
     Case { name: "number_digits", schema: r#"{"type":"number"}"#, n: 1_000_000, reply: long_fraction },
     Case { name: "pattern", schema: r#"{"type":"string","pattern":"^(a+)+$"}"#, n: 1_000_000, reply: a_then_b },
     Case { name: "deep", schema: "{}", n: 1_000_000, reply: deep },
+    Case { name: "prose_brackets", schema: PROSE, n: 10_000, reply: prose_brackets },
+    Case { name: "prose_citations", schema: PROSE, n: 100_000, reply: prose_citations },
+    Case { name: "prose_links", schema: PROSE, n: 50_000, reply: prose_links },
+    Case { name: "prose_nested", schema: PROSE, n: 5_000, reply: prose_nested_broken },
+    Case { name: "prose_strings", schema: PROSE, n: 100_000, reply: prose_open_strings },
 ];
 
 /// Best of a few runs (the machine's noise only ever adds time).
@@ -140,7 +181,7 @@ fn main() {
             _ => None,
         };
         println!(
-            "linear {:<15} n={:<9} t(n)={:>9.2?} t(2n)={:>9.2?} t(4n)={:>9.2?} ratios {:.2} {:.2} peak/input {}",
+            "linear {:<15} n={:<9} t(n)={:>9.2?} t(2n)={:>9.2?} t(4n)={:>9.2?} ratios {:.2} {:.2} peak/input {} ({})",
             case.name,
             n,
             t1,
@@ -148,7 +189,8 @@ fn main() {
             t4,
             t2.as_secs_f64() / t1.as_secs_f64().max(1e-9),
             t4.as_secs_f64() / t2.as_secs_f64().max(1e-9),
-            memory.unwrap_or_else(|| "n/a".to_owned())
+            memory.unwrap_or_else(|| "n/a".to_owned()),
+            contract.check(&large).problems().first().map_or("accepted", |p| p.code.as_str()),
         );
     }
 }

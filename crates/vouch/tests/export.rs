@@ -380,6 +380,8 @@ proptest! {
 fn soundness_is_tested_on_replies_that_satisfy_the_schemas() {
     emitted_schemas_are_sound();
     let n = SATISFIED.load(std::sync::atomic::Ordering::Relaxed);
-    common::figure(&format!("export soundness: {n} (reply, provider) pairs satisfied an emitted schema, all accepted by the contract"));
+    common::figure(&format!(
+        "export soundness: {n} (reply, provider) pairs satisfied an emitted schema, all accepted by the contract"
+    ));
     assert!(n > 1000, "only {n} generated replies satisfied an emitted schema");
 }
