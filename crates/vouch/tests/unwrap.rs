@@ -8,6 +8,8 @@
 //! Cases: `PROPTEST_CASES` (default 3,000).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
@@ -568,10 +570,10 @@ fn unwrap_agrees_with_what_was_embedded() {
         Ok(())
     });
     let f = figures.borrow();
-    println!(
+    common::figure(&format!(
         "unwrap: {} replies, accepted {}, refused {}, disagreements {}",
         f.replies, f.accepted, f.refused, f.disagreements
-    );
+    ));
     if let Err(e) = result {
         panic!("{e}");
     }
