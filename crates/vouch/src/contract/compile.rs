@@ -29,6 +29,12 @@ pub(crate) struct Compiled {
 
 struct Compiler<'a> {
     document: &'a Value,
+    /// The dialect the root's `$schema` names (2020-12 when none).
+    dialect: Dialect,
+    /// Further annotation keywords the root's `x-vouch.annotations` names.
+    annotations: Vec<String>,
+    /// Every mistake found so far (all are reported at once).
+    errors: Vec<CompileError>,
     root_id: Option<&'a str>,
     nodes: Vec<Node>,
     by_location: HashMap<String, NodeId>,
@@ -39,16 +45,39 @@ struct Compiler<'a> {
 type Result<T> = std::result::Result<T, CompileError>;
 
 pub(crate) fn compile(document: &Value) -> Result<Compiled> {
-    let root_id = document.get("$id").and_then(Value::as_str);
+    let dialect = match document.get("$schema").and_then(Value::as_str) {
+        Some(uri) => Dialect::from_uri(uri).unwrap_or(Dialect::Draft2020),
+        None => Dialect::Draft2020,
+    };
+    let root_id = document.get("$id").or_else(|| document.get("id").filter(|_| dialect == Dialect::Draft4));
+    let root_id = root_id.and_then(Value::as_str);
+    let annotations = document
+        .get("x-vouch")
+        .and_then(|p| p.get("annotations"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
     let mut c = Compiler {
         document,
+        dialect,
+        annotations,
+        errors: Vec::new(),
         root_id,
         nodes: Vec::new(),
         by_location: HashMap::new(),
         depth: 0,
         root_policy: RootPolicy::default(),
     };
-    let root = c.node(document, String::new())?;
+    let root = c.node(document, String::new());
+    let mut errors = std::mem::take(&mut c.errors);
+    let root = match root {
+        Ok(root) if errors.is_empty() => root,
+        Ok(_) => return Err(CompileError::all(errors)),
+        Err(e) => {
+            errors.push(e);
+            return Err(CompileError::all(errors));
+        }
+    };
     let nodes = c.nodes;
     let root_policy = c.root_policy;
     let mut nodes = nodes;
@@ -163,12 +192,127 @@ impl<'a> Compiler<'a> {
     fn keywords(&mut self, map: &'a Map<String, Value>, location: &str) -> Result<Node> {
         let mut n = Node { location: location.to_owned(), ..Node::default() };
         let at_root = location.is_empty();
+        // Drafts up to 7 ignore every keyword beside `$ref`: a constraint there
+        // would be dropped by the contract's own dialect, so it is refused.
+        if self.dialect.ref_overrides() && map.contains_key("$ref") {
+            for k in map.keys() {
+                if !REF_SIBLINGS_ALLOWED.contains(&k.as_str()) && !self.is_annotation(k) {
+                    self.errors.push(CompileError::new(
+                        Kind::Unsupported,
+                        k,
+                        location,
+                        format!(
+                            "{} ignores every keyword beside `$ref`; to keep this one, write the `$ref` and it \
+                             side by side in an `allOf`",
+                            self.dialect.name()
+                        ),
+                    ));
+                }
+            }
+        }
         for (keyword, v) in map {
-            let k = keyword.as_str();
+            // Every keyword's error is kept, and the others still compiled:
+            // a contract's author sees all its mistakes at once.
+            if let Err(e) = self.keyword(&mut n, map, keyword, v, location, at_root) {
+                self.errors.push(e);
+            }
+        }
+        self.finish_node(n, map, location)
+    }
+
+    /// An annotation: a keyword that carries no constraint (`title`, any
+    /// `x-` key but `x-vouch`, or one the contract names in
+    /// `x-vouch.annotations`).
+    fn is_annotation(&self, k: &str) -> bool {
+        ANNOTATIONS.contains(&k)
+            || (k.starts_with("x-") && k != "x-vouch")
+            || self.annotations.iter().any(|a| a == k)
+            || (k == "definitions" || k == "$defs")
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn keyword(
+        &mut self,
+        n: &mut Node,
+        map: &'a Map<String, Value>,
+        keyword: &str,
+        v: &'a Value,
+        location: &str,
+        at_root: bool,
+    ) -> Result<()> {
+        let k = keyword;
+        {
             match k {
-                _ if ANNOTATIONS.contains(&k) => {}
-                "$schema" if at_root => {
-                    let known = v.as_str().is_some_and(|uri| KNOWN_DIALECTS.contains(&uri.trim_end_matches('#')));
+                "definitions" | "$defs" => {
+                    // Compiled for their errors and so `$ref`s find them.
+                    self.sub_map(v, location, k)?;
+                }
+                _ if self.is_annotation(k) => {}
+                "id" if self.dialect == Dialect::Draft4 && at_root => {
+                    if !v.is_string() {
+                        return Err(invalid(k, location, "a URI string"));
+                    }
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() && self.dialect == Dialect::Draft4 => {
+                    // Draft-04: a boolean that makes `minimum`/`maximum` exclusive.
+                    let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                    if v.as_bool() == Some(true) {
+                        let Some(limit) = map.get(bound) else {
+                            return Err(invalid(k, location, &format!("beside `{bound}` (draft-04)")));
+                        };
+                        let limit = number(bound, location, limit)?;
+                        if k == "exclusiveMinimum" {
+                            n.exclusive_minimum = Some(limit);
+                        } else {
+                            n.exclusive_maximum = Some(limit);
+                        }
+                    }
+                }
+                "minimum" | "maximum"
+                    if self.dialect == Dialect::Draft4
+                        && map
+                            .get(if k == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" })
+                            .and_then(Value::as_bool)
+                            == Some(true) =>
+                {
+                    // Made exclusive by its draft-04 boolean, compiled there.
+                    number(k, location, v)?;
+                }
+                "items" if v.is_array() && !self.dialect.items_array() => {
+                    return Err(invalid(
+                        k,
+                        location,
+                        "a schema (in 2020-12 a list of item schemas is `prefixItems`; the array form is 2019-09 and earlier: name that draft in `$schema`)",
+                    ));
+                }
+                "items" if v.is_array() && self.dialect.items_array() => {
+                    n.prefix_items = self.sub_list(v, location, k)?;
+                    if let Some(rest) = map.get("additionalItems") {
+                        n.items = Some(self.sub(rest, location, "additionalItems")?);
+                    }
+                }
+                "additionalItems" if self.dialect.items_array() => {
+                    // With `items` an array it is the schema of the rest (compiled
+                    // there); otherwise it has no effect in its draft.
+                    if !map.get("items").is_some_and(Value::is_array) {
+                        self.sub(v, location, k)?;
+                    }
+                }
+                "dependencies" if self.dialect.dependencies() => {
+                    let deps = v.as_object().ok_or_else(|| invalid(k, location, "an object"))?;
+                    let base = pointer::join(location, k);
+                    for (name, dep) in deps {
+                        if dep.is_array() {
+                            n.dependent_required.push((name.clone(), string_list(k, location, dep)?));
+                        } else {
+                            let id = self.node(dep, pointer::join(&base, name))?;
+                            n.dependent_schemas.push((name.clone(), id));
+                        }
+                    }
+                }
+                "$schema" if at_root || v.as_str().and_then(Dialect::from_uri) == Some(self.dialect) => {
+                    // At the root it names the dialect; below, only the same one may stand.
+                    let known = v.as_str().is_some_and(|uri| Dialect::from_uri(uri).is_some());
                     if !known {
                         return Err(CompileError::new(
                             Kind::Unsupported,
@@ -183,17 +327,19 @@ impl<'a> Compiler<'a> {
                         return Err(invalid(k, location, "a URI string"));
                     }
                 }
-                "$schema" | "$id" => {
+                "$schema" => return Err(CompileError::new(
+                    Kind::Unsupported,
+                    k,
+                    location,
+                    "below the root, only the root's own dialect may be named: another would change what keywords mean",
+                )),
+                "$id" => {
                     return Err(CompileError::new(
                         Kind::Unsupported,
                         k,
                         location,
                         "only allowed at the contract's root: vouch resolves references within one document",
                     ))
-                }
-                "$defs" | "definitions" => {
-                    // Compiled for their errors and so `$ref`s find them.
-                    self.sub_map(v, location, k)?;
                 }
                 "$ref" => n.reference = Some(self.reference(v, location)?),
                 "type" => n.types = Some(types(v, location)?),
@@ -272,15 +418,35 @@ impl<'a> Compiler<'a> {
                 "x-vouch" => {} // after the constraints, which it is checked against
                 _ => {
                     let kind = if UNSUPPORTED.contains(&k) { Kind::Unsupported } else { Kind::UnknownKeyword };
-                    let why = if kind == Kind::Unsupported {
+                    let why = if matches!(k, "dependencies" | "additionalItems") {
+                        format!(
+                            "a keyword of earlier drafts, gone from {}: use {} or name the draft in `$schema`",
+                            self.dialect.name(),
+                            if k == "dependencies" {
+                                "dependentRequired / dependentSchemas"
+                            } else {
+                                "prefixItems with items"
+                            }
+                        )
+                    } else if kind == Kind::Unsupported {
                         "vouch does not enforce this keyword, and will not compile a contract that would silently ignore it"
+                            .to_owned()
                     } else {
-                        "unknown keyword: vouch will not compile a contract with a keyword it would silently ignore"
+                        let hint = did_you_mean(k).map(|m| format!(" (did you mean `{m}`?)")).unwrap_or_default();
+                        format!(
+                            "unknown keyword{hint}: vouch will not compile a contract with a keyword it would silently \
+                             ignore (an annotation of your own: an `x-` name, or list it in the root's \
+                             `x-vouch.annotations`)"
+                        )
                     };
                     return Err(CompileError::new(kind, k, location, why));
                 }
             }
         }
+        Ok(())
+    }
+
+    fn finish_node(&mut self, mut n: Node, map: &'a Map<String, Value>, location: &str) -> Result<Node> {
         n.property_index = node::PropertyIndex::new(&n.properties, &n.required);
         n.required_all_declared = n.required.iter().all(|r| n.property_index.contains_key(r));
         // `then`/`else` without `if`, and min/maxContains without `contains`,
@@ -350,22 +516,179 @@ impl<'a> Compiler<'a> {
     }
 }
 
-/// `$schema` values accepted. Earlier drafts are read with 2020-12 meaning:
-/// every keyword whose meaning changed (`items` as an array, boolean
-/// `exclusiveMinimum`, `dependencies`, `additionalItems`, `id`) is a compile
-/// error, and `$ref` siblings only add constraints, so nothing is weakened.
-const KNOWN_DIALECTS: &[&str] = &[
-    "https://json-schema.org/draft/2020-12/schema",
-    "http://json-schema.org/draft/2020-12/schema",
-    "https://json-schema.org/draft/2019-09/schema",
-    "http://json-schema.org/draft/2019-09/schema",
-    "http://json-schema.org/draft-07/schema",
-    "https://json-schema.org/draft-07/schema",
-    "http://json-schema.org/draft-06/schema",
-    "https://json-schema.org/draft-06/schema",
-    "http://json-schema.org/draft-04/schema",
-    "https://json-schema.org/draft-04/schema",
+/// The dialect a contract is read in, named by its root's `$schema`
+/// (2020-12 when none). Each keyword has its own draft's meaning, compiled
+/// to the same nodes: draft-04's boolean `exclusiveMinimum`, the array form
+/// of `items` with `additionalItems` (up to 2019-09), `dependencies` (up to
+/// draft-07), draft-04's `id`. Keywords a later draft added keep their
+/// meaning in an earlier one (an author who writes `const` means it), so
+/// nothing is dropped; where the draft itself drops a keyword (everything
+/// beside `$ref` up to draft-07), the contract does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Draft4,
+    Draft6,
+    Draft7,
+    Draft2019,
+    Draft2020,
+}
+
+impl Dialect {
+    fn from_uri(uri: &str) -> Option<Self> {
+        let uri = uri.trim_end_matches('#');
+        let rest = uri.strip_prefix("https://").or_else(|| uri.strip_prefix("http://"))?;
+        Some(match rest {
+            "json-schema.org/draft/2020-12/schema" => Self::Draft2020,
+            "json-schema.org/draft/2019-09/schema" => Self::Draft2019,
+            "json-schema.org/draft-07/schema" => Self::Draft7,
+            "json-schema.org/draft-06/schema" => Self::Draft6,
+            "json-schema.org/draft-04/schema" => Self::Draft4,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Draft4 => "draft-04",
+            Self::Draft6 => "draft-06",
+            Self::Draft7 => "draft-07",
+            Self::Draft2019 => "draft 2019-09",
+            Self::Draft2020 => "draft 2020-12",
+        }
+    }
+
+    /// `items` may be an array (tuple validation), with `additionalItems`.
+    fn items_array(self) -> bool {
+        self != Self::Draft2020
+    }
+
+    /// `dependencies` (split into `dependentRequired`/`dependentSchemas` in 2019-09).
+    fn dependencies(self) -> bool {
+        matches!(self, Self::Draft4 | Self::Draft6 | Self::Draft7)
+    }
+
+    /// Every keyword beside `$ref` is ignored.
+    fn ref_overrides(self) -> bool {
+        matches!(self, Self::Draft4 | Self::Draft6 | Self::Draft7)
+    }
+}
+
+/// What may stand beside `$ref` up to draft-07: keywords that constrain nothing.
+const REF_SIBLINGS_ALLOWED: &[&str] = &["$ref", "$schema", "$id", "id", "definitions", "$defs", "x-vouch", "$comment"];
+
+/// Every keyword vouch knows, for "did you mean" hints.
+const KNOWN_KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "properties",
+    "required",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$defs",
+    "definitions",
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "examples",
+    "default",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "x-vouch",
+    "additionalItems",
+    "dependencies",
 ];
+
+/// Whether a name is a keyword vouch enforces (or refuses), never an annotation.
+pub(crate) fn is_keyword(name: &str) -> bool {
+    (KNOWN_KEYWORDS.contains(&name) && !ANNOTATIONS.contains(&name)) || UNSUPPORTED.contains(&name)
+}
+
+/// The known keyword nearest a misspelt one (at most two edits, or a
+/// difference of case), for a hint.
+fn did_you_mean(unknown: &str) -> Option<&'static str> {
+    let lower = unknown.to_lowercase();
+    let mut best: Option<(usize, &'static str)> = None;
+    for k in KNOWN_KEYWORDS {
+        if *k == unknown {
+            return None;
+        }
+        let d = if k.to_lowercase() == lower { 0 } else { edit_distance(&lower, &k.to_lowercase()) };
+        let limit = if k.len() > 6 { 2 } else { 1 };
+        if d <= limit && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+/// Levenshtein distance with adjacent transpositions counting one, on short keyword names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 2 || a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    let at = |i: usize, j: usize| i * width + j;
+    for i in 0..=a.len() {
+        if let Some(c) = d.get_mut(at(i, 0)) {
+            *c = i;
+        }
+    }
+    for j in 0..=b.len() {
+        if let Some(c) = d.get_mut(at(0, j)) {
+            *c = j;
+        }
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a.get(i - 1) != b.get(j - 1));
+            let get = |i: usize, j: usize| d.get(at(i, j)).copied().unwrap_or(usize::MAX - 2);
+            let mut v = (get(i - 1, j) + 1).min(get(i, j - 1) + 1).min(get(i - 1, j - 1) + cost);
+            if i > 1 && j > 1 && a.get(i - 1) == b.get(j - 2) && a.get(i - 2) == b.get(j - 1) {
+                v = v.min(get(i - 2, j - 2) + 1);
+            }
+            if let Some(c) = d.get_mut(at(i, j)) {
+                *c = v;
+            }
+        }
+    }
+    d.get(at(a.len(), b.len())).copied().unwrap_or(usize::MAX)
+}
 
 /// Keywords of JSON Schema that vouch knows but does not enforce.
 const UNSUPPORTED: &[&str] = &[

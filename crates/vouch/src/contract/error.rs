@@ -34,7 +34,7 @@ pub enum CompileErrorKind {
 /// Why a contract did not compile. `location` is an RFC 6901 JSON Pointer
 /// into the contract document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{}: {}{message}", if location.is_empty() { "(root)" } else { location.as_str() }, if keyword.is_empty() { String::new() } else { format!("{keyword}: ") })]
+#[error("{}: {}{message}{}", if location.is_empty() { "(root)" } else { location.as_str() }, if keyword.is_empty() { String::new() } else { format!("{keyword}: ") }, if also.is_empty() { String::new() } else { format!(" (and {} more: {})", also.len(), also.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")) })]
 pub struct CompileError {
     /// The kind of mistake.
     pub kind: CompileErrorKind,
@@ -44,10 +44,35 @@ pub struct CompileError {
     pub location: String,
     /// What is wrong, in words.
     pub message: String,
+    /// The contract's other mistakes, found in the same compile (every one
+    /// is reported at once; this error is the first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<CompileError>,
 }
 
 impl CompileError {
     pub(crate) fn new(kind: CompileErrorKind, keyword: &str, location: &str, message: impl Into<String>) -> Self {
-        Self { kind, keyword: keyword.to_owned(), location: location.to_owned(), message: message.into() }
+        Self {
+            kind,
+            keyword: keyword.to_owned(),
+            location: location.to_owned(),
+            message: message.into(),
+            also: Vec::new(),
+        }
+    }
+
+    /// The first of `errors`, carrying the rest in [`CompileError::also`].
+    pub(crate) fn all(mut errors: Vec<CompileError>) -> Self {
+        if errors.is_empty() {
+            return Self::new(CompileErrorKind::InvalidValue, "", "", "the contract does not compile");
+        }
+        let mut first = errors.remove(0);
+        first.also.extend(errors);
+        first
+    }
+
+    /// This error and every other one found with it, in order.
+    pub fn every(&self) -> impl Iterator<Item = &CompileError> {
+        std::iter::once(self).chain(self.also.iter())
     }
 }

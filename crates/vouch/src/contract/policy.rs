@@ -139,14 +139,27 @@ pub(crate) fn parse<'a>(
                     }
                 }
             }
-            "unwrap" | "limits" | "allow" => {
+            "annotations" if at_root => {
+                // Read by the compiler before the schema (the names it ignores); checked here.
+                let names = value.as_array().filter(|a| a.iter().all(Value::is_string));
+                let names = names.ok_or_else(|| bad(location, "x-vouch.annotations must be an array of keyword names"))?;
+                for name in names.iter().filter_map(Value::as_str) {
+                    if super::compile::is_keyword(name) {
+                        return Err(bad(
+                            location,
+                            format!("{name:?} is a JSON Schema keyword: vouch enforces it, it cannot be an annotation"),
+                        ));
+                    }
+                }
+            }
+            "unwrap" | "limits" | "allow" | "annotations" => {
                 return Err(bad(location, format!("x-vouch.{key} is only allowed at the contract's root")));
             }
             other => {
                 return Err(bad(
                     location,
                     format!(
-                        "unknown x-vouch key {other:?}; use repair, default, findings (and at the root unwrap, limits)"
+                        "unknown x-vouch key {other:?}; use repair, default, findings (and at the root unwrap, limits, allow, annotations)"
                     ),
                 ))
             }

@@ -1,0 +1,79 @@
+//! The JSON-Schema-Test-Suite of the earlier drafts (draft-04, -06, -07,
+//! 2019-09), run in full: each group's schema is read in its draft (its
+//! `$schema` named at the root, as the suite's runner would), and either
+//! compiles and agrees with every case, or is refused at compile time.
+//! Deliberate: vouch asserts `format` (docs/guarantees.md §7).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod common;
+
+use serde_json::Value;
+use vouch::Contract;
+
+fn run(draft: &str, uri: &str) -> (usize, usize, usize, Vec<String>) {
+    let Some(dir) = common::shared_dir(&format!("suites/json-schema-test-suite/drafts/{draft}")) else {
+        return (0, 0, 0, Vec::new());
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let (mut total, mut supported, mut deliberate) = (0, 0, 0);
+    let mut mismatches = Vec::new();
+    for file in &files {
+        let name = file.file_stem().unwrap().to_string_lossy().to_string();
+        let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        for group in &groups {
+            total += 1;
+            let mut schema = group["schema"].clone();
+            if let Value::Object(m) = &mut schema {
+                m.entry("$schema").or_insert_with(|| Value::String(uri.to_owned()));
+            }
+            let Ok(contract) = Contract::from_value(schema) else { continue };
+            supported += 1;
+            for case in group["tests"].as_array().unwrap() {
+                let expected = case["valid"].as_bool().unwrap();
+                let verdict = contract.check(serde_json::to_string(&case["data"]).unwrap());
+                if verdict.is_accepted() == expected {
+                    continue;
+                }
+                if name == "format" && expected {
+                    deliberate += 1;
+                    continue;
+                }
+                mismatches.push(format!(
+                    "{draft} {name}: {} / {}: expected valid={expected}, vouch {} ({:?})",
+                    group["description"].as_str().unwrap_or_default(),
+                    case["description"].as_str().unwrap_or_default(),
+                    verdict.outcome(),
+                    verdict.problems().first().map(|p| p.message.clone())
+                ));
+            }
+        }
+    }
+    (total, supported, deliberate, mismatches)
+}
+
+#[test]
+fn earlier_drafts() {
+    let mut all = Vec::new();
+    for (draft, uri) in [
+        ("draft4", "http://json-schema.org/draft-04/schema#"),
+        ("draft6", "http://json-schema.org/draft-06/schema#"),
+        ("draft7", "http://json-schema.org/draft-07/schema#"),
+        ("draft2019-09", "https://json-schema.org/draft/2019-09/schema"),
+    ] {
+        let (total, supported, deliberate, mismatches) = run(draft, uri);
+        common::figure(&format!(
+            "{draft}: supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}",
+            mismatches.len()
+        ));
+        all.extend(mismatches);
+    }
+    for m in &all {
+        common::figure(&format!("MISMATCH: {m}"));
+    }
+    assert!(all.is_empty(), "{} mismatches with the earlier drafts' suites", all.len());
+}
