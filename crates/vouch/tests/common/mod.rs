@@ -39,3 +39,17 @@ pub fn strip_policy(v: &mut Value) {
         _ => {}
     }
 }
+
+/// Report a test's figure line: on stderr, and in
+/// `target/suite-figures/<name>.txt` so a plain `cargo test` (which shows
+/// the output of failing tests only) still leaves it to read.
+pub fn figure(name: &str, line: &str) {
+    eprintln!("{line}");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("suite-figures");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = std::fs::write(dir.join(format!("{name}.txt")), format!("{line}\n"));
+    }
+}
