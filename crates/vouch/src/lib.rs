@@ -68,6 +68,13 @@ pub fn __pattern_is_match(pattern: &str, haystack: &str) -> Result<bool, String>
     check::pattern::compile_pattern(pattern).map(|re| re.is_match(haystack))
 }
 
+/// Test hook, not API: [`__pattern_is_match`] for several haystacks, the
+/// pattern compiled once.
+#[doc(hidden)]
+pub fn __pattern_matches(pattern: &str, haystacks: &[&str]) -> Result<Vec<bool>, String> {
+    check::pattern::compile_pattern(pattern).map(|re| haystacks.iter().map(|h| re.is_match(h)).collect())
+}
+
 /// Test hook, not API: the spans of the successive non-overlapping matches
 /// of `pattern` in `haystack`, as the regex crate finds them.
 #[doc(hidden)]

@@ -111,7 +111,10 @@ fn json_schema_test_suite_regex() {
         for m in &mismatches {
             println!("MISMATCH: {m}");
         }
-        common::figure(figure, &format!("{figure}: {} groups, {cases} cases, mismatches {}", groups.len(), mismatches.len()));
+        common::figure(
+            figure,
+            &format!("{figure}: {} groups, {cases} cases, mismatches {}", groups.len(), mismatches.len()),
+        );
         assert!(mismatches.is_empty(), "{file}: {mismatches:#?}");
     }
 }

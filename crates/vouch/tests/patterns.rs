@@ -591,6 +591,32 @@ fn has_lone_surrogate_escape(pattern: &str) -> bool {
     pattern.contains(r"\u{D") || pattern.contains(r"\u{d")
 }
 
+/// Whether `pattern` has a lead surrogate escape `\uD800`-`\uDBFF` right
+/// before another `\u` escape that is not a trail surrogate `\uDC00`-`\uDFFF`.
+///
+/// regress 0.12 misreads these: it refuses `\uD83D\u{1F600}*` ("Invalid
+/// quantifier"), `[\uD83D\u{61}]` does not match "a", `[\uD83D\u0041]`
+/// matches "0" and `[\uD83D\u{D7FF}-\u{E000}]` matches U+0085; it seems to
+/// try the pair `u LeadSurrogate \u TrailSurrogate` and lose its place
+/// when the second escape is not a trail. ECMA-262 §22.2.1 pairs a lead only
+/// with `\u` and four hex digits of a trail (TrailSurrogate is Hex4Digits in
+/// DC00-DFFF), so the lead is lone and the second escape its own character.
+/// The proof counts such patterns apart when the engines disagree on them
+/// (and only then).
+fn has_lead_before_other_escape(pattern: &str) -> bool {
+    let chars: Vec<char> = pattern.chars().collect();
+    let hex4 = |i: usize| -> Option<u32> {
+        let digits: String = chars.get(i..i + 4)?.iter().collect();
+        u32::from_str_radix(&digits, 16).ok()
+    };
+    (0..chars.len()).any(|i| {
+        chars[i..].starts_with(&['\\', 'u'])
+            && hex4(i + 2).is_some_and(|v| (0xD800..=0xDBFF).contains(&v))
+            && chars.get(i + 6..).is_some_and(|rest| rest.starts_with(&['\\', 'u']))
+            && !hex4(i + 8).is_some_and(|t| (0xDC00..=0xDFFF).contains(&t))
+    })
+}
+
 #[test]
 fn patterns_agree_with_regress() {
     let cases: u32 = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000);
@@ -599,19 +625,29 @@ fn patterns_agree_with_regress() {
     let (compiled, refused, strings, both_refuse) =
         (Cell::new(0u64), Cell::new(0u64), Cell::new(0u64), Cell::new(0u64));
     let regress_bug = Cell::new(0u64);
+    let regress_brace_bug = Cell::new(0u64);
     let bump = |c: &Cell<u64>| c.set(c.get() + 1);
     let started = std::time::Instant::now();
     let result = runner.run(&(pattern_strategy(), string_strategy()), |(pattern, haystacks)| {
         let theirs = regress::Regex::with_flags(&pattern, "u");
-        let ours = vouch::__pattern_is_match(&pattern, "");
+        let mut haystacks: Vec<&str> = haystacks.iter().map(String::as_str).collect();
+        haystacks.extend(["", "a", " ", "\u{85}"]);
+        let ours = vouch::__pattern_matches(&pattern, &haystacks);
         match (&ours, &theirs) {
             (Err(_), Err(_)) => {
                 bump(&refused);
                 bump(&both_refuse);
                 return Ok(());
             }
-            (Err(_), Ok(_)) => {
+            (Err(why), Ok(_)) => {
+                if std::env::var_os("VOUCH_SHOW_REFUSALS").is_some() {
+                    eprintln!("vouch only refuses {pattern:?}: {why}");
+                }
                 bump(&refused);
+                return Ok(());
+            }
+            (Ok(_), Err(_)) if has_lead_before_other_escape(&pattern) => {
+                bump(&regress_brace_bug);
                 return Ok(());
             }
             (Ok(_), Err(e)) => {
@@ -619,14 +655,17 @@ fn patterns_agree_with_regress() {
             }
             (Ok(_), Ok(_)) => bump(&compiled),
         }
-        let Ok(re) = theirs else { return Ok(()) };
-        for s in haystacks.iter().map(String::as_str).chain(["", "a", " ", "\u{85}"]) {
+        let (Ok(ours), Ok(re)) = (ours, theirs) else { return Ok(()) };
+        for (s, ours) in haystacks.into_iter().zip(ours) {
             bump(&strings);
-            let ours = vouch::__pattern_is_match(&pattern, s).map_err(TestCaseError::fail)?;
             let theirs = re.find(s).is_some();
             if ours && !theirs && has_lone_surrogate_escape(&pattern) {
                 bump(&regress_bug);
                 continue;
+            }
+            if ours != theirs && has_lead_before_other_escape(&pattern) {
+                bump(&regress_brace_bug);
+                break;
             }
             prop_assert_eq!(ours, theirs, "pattern {:?} on {:?}", pattern, s);
         }
@@ -636,12 +675,13 @@ fn patterns_agree_with_regress() {
     common::figure(
         "patterns",
         &format!(
-            "patterns: {} compiled, {} refused ({} by regress too), {} strings, disagreements {disagreements} (excluded as regress's lone-surrogate bug: {}; {:.1}s)",
+            "patterns: {} compiled, {} refused ({} by regress too), {} strings, disagreements {disagreements} (excluded as regress bugs: {} lone-surrogate strings, {} lead-before-escape patterns; {:.1}s)",
             compiled.get(),
             refused.get(),
             both_refuse.get(),
             strings.get(),
             regress_bug.get(),
+            regress_brace_bug.get(),
             started.elapsed().as_secs_f64()
         ),
     );
