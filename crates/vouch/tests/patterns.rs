@@ -20,7 +20,7 @@ use vouch::{CompileErrorKind, Contract};
 fn vouch_match(pattern: &str, s: &str) -> bool {
     let contract = Contract::from_value(json!({"type": "string", "pattern": pattern}))
         .unwrap_or_else(|e| panic!("{pattern:?} did not compile: {e}"));
-    contract.check(&serde_json::to_string(s).unwrap()).is_accepted()
+    contract.check(serde_json::to_string(s).unwrap()).is_accepted()
 }
 
 fn accepts(pattern: &str, s: &str) {
@@ -688,4 +688,19 @@ fn patterns_agree_with_regress() {
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+#[test]
+fn documented_error_message() {
+    // The example in docs/contract.md, "Patterns".
+    let e = Contract::from_value(json!({"properties": {"code": {"pattern": "^x(?=y)"}}})).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"/properties/code: pattern: the pattern "^x(?=y)" is refused at character 2: a lookahead (?=...), which vouch cannot run in linear time"#
+    );
+    let e = Contract::from_value(json!({"pattern": "(a)\\1"})).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"(root): pattern: the pattern "(a)\\1" is refused at character 3: a backreference \N, which vouch cannot run in linear time"#
+    );
 }

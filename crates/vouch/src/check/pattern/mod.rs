@@ -25,7 +25,7 @@ const REGEX_SIZE_LIMIT: usize = 1 << 22;
 /// construct and its character offset).
 pub(crate) fn compile_pattern(source: &str) -> Result<Regex, String> {
     let ast = parse::parse(source)
-        .map_err(|e| format!("the pattern {source:?} has {} at character {}, which vouch refuses", e.what, e.at))?;
+        .map_err(|e| format!("the pattern {source:?} is refused at character {}: {}", e.at, e.what))?;
     let translated = emit::emit(&ast);
     regex::RegexBuilder::new(&translated)
         .size_limit(REGEX_SIZE_LIMIT)
