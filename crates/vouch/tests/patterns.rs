@@ -125,6 +125,9 @@ fn dot_anchors_and_boundaries() {
     refuses(r"x\b", "x1");
     accepts(r"x\B", "x1");
     refuses(r"\B", "aéb");
+    // Found by the proof: regex 1.13.2's is_match missed this (vouch asks find).
+    accepts(r"\B|\p{White_Space}", "a\u{a0}a");
+    accepts(r"\B|\u00a0", "a\u{a0}a");
     accepts(r"^[\b]$", "\u{8}");
     refuses(r"^[\b]$", "b");
     accepts(r"^\d+$", "0123456789");
