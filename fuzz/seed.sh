@@ -24,7 +24,7 @@ command -v jq >/dev/null || { echo "seed.sh: jq is needed" >&2; exit 1; }
 
 seeds="$here/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{parse,check,compile,repair_roundtrip}
+mkdir -p "$seeds"/{parse,check,compile,repair_roundtrip,pattern}
 
 small() { [ "$(wc -c <"$1")" -le "$max" ]; }
 
@@ -93,7 +93,22 @@ if [ -d "$bench" ]; then
     done
 fi
 
-for t in parse check compile repair_roundtrip unwrap; do
+# Patterns: the pattern, a 0xFF byte, the haystack (fuzz_targets/pattern.rs).
+p() { printf '%s\xff%s' "$2" "$3" >"$seeds/pattern/$1"; }
+p class_ops '^[^a&&b]$' 'a'
+p class_minus '^[^\w--\d]$' '5'
+p space '^\s+$' $' \t\u00a0\u2028\ufeff'
+p not_space '^\S$' $'\u0085'
+p dot '^.{2}$' $'a\U0001F600'
+p escapes '^\cJ\x41\u0042\u{43}\uD83D\uDE00\0$' $'\nABC\U0001F600\x00'
+p classes '[\d-]|[^\W_]|[\b]|[]|[^]' 'x-'
+p property '^\p{L}\P{Nd}\p{gc=Zs}\p{White_Space}$' $'\u00e9a \t'
+p quantifiers '^(?:a{2,3}?|b+|c*?)(?<n>d)?$' 'aab'
+p boundary '\bfoo\B' 'foox'
+p lone_surrogate '\uD83D?x' 'x'
+p refused '(a)\1|(?=x)|\k<n>|(?i:a)|\A|a++' 'aa'
+
+for t in parse check compile repair_roundtrip unwrap pattern; do
     printf 'seeds/%-17s %4d files\n' "$t" "$(find "$seeds/$t" -type f | wc -l)"
 done
 du -sh "$seeds"

@@ -59,6 +59,37 @@ pub use export::{ExportError, Provider};
 pub use read::{read_json, JsonError, Limits, Unwrap};
 pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
 
+/// Test hook, not API: compile `pattern` as a contract's `pattern` keyword
+/// would and say whether it matches somewhere in `haystack` (`Err` with the
+/// refusal when it does not compile). For the tests and the fuzz target that
+/// compare vouch with an independent ECMA-262 engine; it may change or go
+/// away in any release.
+#[doc(hidden)]
+pub fn __pattern_is_match(pattern: &str, haystack: &str) -> Result<bool, String> {
+    check::pattern::compile_pattern(pattern).map(|re| re.is_match(haystack))
+}
+
+/// Test hook, not API: [`__pattern_is_match`] for several haystacks, the
+/// pattern compiled once.
+#[doc(hidden)]
+pub fn __pattern_matches(pattern: &str, haystacks: &[&str]) -> Result<Vec<bool>, String> {
+    check::pattern::compile_pattern(pattern).map(|re| haystacks.iter().map(|h| re.is_match(h)).collect())
+}
+
+/// Test hook, not API: the spans of the successive non-overlapping matches
+/// of `pattern` in `haystack`, as the regex crate finds them.
+#[doc(hidden)]
+pub fn __pattern_find_iter(pattern: &str, haystack: &str) -> Result<Vec<(usize, usize)>, String> {
+    check::pattern::compile_pattern(pattern).map(|re| re.spans(haystack))
+}
+
+/// Test hook, not API: every `\p{..}` spelling vouch accepts, for the test
+/// that checks each one over every code point against an ECMA-262 engine.
+#[doc(hidden)]
+pub fn __pattern_property_names() -> Vec<String> {
+    check::pattern::property_names()
+}
+
 /// Run one level of a recursion that a reply or a contract can make deep
 /// (a recursive schema times nested applicators times reply depth), on a
 /// stack that grows on the heap when the thread's own runs low: depth is

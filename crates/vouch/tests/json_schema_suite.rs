@@ -67,8 +67,50 @@ fn json_schema_test_suite() {
     for m in &mismatches {
         println!("MISMATCH: {m}");
     }
-    println!("supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}", mismatches.len());
+    common::figure(&format!("supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}", mismatches.len()),
+    );
     assert!(mismatches.is_empty(), "{} mismatches with the suite", mismatches.len());
     assert_eq!(total, 383, "the suite should have 383 groups");
     assert!(supported >= 227, "only {supported} groups supported, the floor is 227");
+}
+
+/// The suite's optional regex files, every group and case: ECMA-262 regex
+/// semantics (`\d` ASCII, `\w` ASCII, ECMA `\s`, `^`/`$` without multiline,
+/// `\p{..}`, `\cX`) and astral characters as one code point.
+#[test]
+fn json_schema_test_suite_regex() {
+    let Some(dir) = common::shared_dir("suites/json-schema-test-suite/optional") else {
+        return;
+    };
+    for (file, figure) in [("ecmascript-regex.json", "ecmascript-regex"), ("non-bmp-regex.json", "non-bmp-regex")] {
+        let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
+        let (mut cases, mut mismatches) = (0usize, Vec::new());
+        for group in &groups {
+            let description = group["description"].as_str().unwrap_or_default();
+            let contract = match Contract::from_value(group["schema"].clone()) {
+                Ok(c) => c,
+                Err(e) => {
+                    mismatches.push(format!("{description}: does not compile: {e}"));
+                    continue;
+                }
+            };
+            for case in group["tests"].as_array().unwrap() {
+                cases += 1;
+                let expected = case["valid"].as_bool().unwrap();
+                let verdict = contract.check(serde_json::to_string(&case["data"]).unwrap());
+                if verdict.is_accepted() != expected {
+                    mismatches.push(format!(
+                        "{description} / {}: expected valid={expected}",
+                        case["description"].as_str().unwrap_or_default()
+                    ));
+                }
+            }
+        }
+        for m in &mismatches {
+            println!("MISMATCH: {m}");
+        }
+        common::figure(&format!("{figure}: {} groups, {cases} cases, mismatches {}", groups.len(), mismatches.len()),
+        );
+        assert!(mismatches.is_empty(), "{file}: {mismatches:#?}");
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use regex::Regex;
+use crate::check::pattern::Matcher;
 use serde_json::{Number, Value};
 
 use crate::check::format::Format;
@@ -226,7 +226,7 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct Pattern {
     pub source: String,
-    pub regex: Regex,
+    pub regex: Matcher,
 }
 
 /// The repair rules a node declares, in the order they are applied.
