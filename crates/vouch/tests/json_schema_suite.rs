@@ -67,8 +67,10 @@ fn json_schema_test_suite() {
     for m in &mismatches {
         println!("MISMATCH: {m}");
     }
-    common::figure(&format!("supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}", mismatches.len()),
-    );
+    common::figure(&format!(
+        "supported {supported}/{total} groups, mismatches {}, deliberate {deliberate}",
+        mismatches.len()
+    ));
     assert!(mismatches.is_empty(), "{} mismatches with the suite", mismatches.len());
     assert_eq!(total, 383, "the suite should have 383 groups");
     assert!(supported >= 227, "only {supported} groups supported, the floor is 227");
@@ -109,8 +111,7 @@ fn json_schema_test_suite_regex() {
         for m in &mismatches {
             println!("MISMATCH: {m}");
         }
-        common::figure(&format!("{figure}: {} groups, {cases} cases, mismatches {}", groups.len(), mismatches.len()),
-        );
+        common::figure(&format!("{figure}: {} groups, {cases} cases, mismatches {}", groups.len(), mismatches.len()));
         assert!(mismatches.is_empty(), "{file}: {mismatches:#?}");
     }
 }
