@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use vouch_llm::{
-    Answer, ApiKey, Asker, Backoff, Config, Headers, ImageUrl, Message, Mode, Outcome, Round, Scrubber, SetupError,
-    Timeouts, OPENAI_BASE_URL,
+    Answer, ApiKey, Asker, Backoff, Config, Headers, ImageUrl, Message, Mode, Outcome, Round, SetupError, Timeouts,
+    OPENAI_BASE_URL,
 };
 
 use crate::load::{self, EXIT_USAGE};
@@ -143,9 +143,6 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
         .or_else(|| std::env::var("OPENAI_BASE_URL").ok().filter(|u| !u.trim().is_empty()))
         .unwrap_or_else(|| OPENAI_BASE_URL.to_owned());
     let api_key = ApiKey::from_env(&args.api_key_env);
-    // From here on every byte written, to either stream, is scrubbed of the key
-    // (and of `Bearer …` and `sk-…` tokens), whatever prints it.
-    crate::output::protect(&Scrubber::for_key(api_key.as_ref()));
     if api_key.is_none() && base_url.trim_end_matches('/') == OPENAI_BASE_URL {
         return Err(format!(
             "{} is not set: the API key is read from the environment variable named by --api-key-env \
@@ -182,6 +179,10 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
         ),
         other => other.to_string(),
     })?;
+    // From here on every byte written, to either stream, is scrubbed of the key
+    // (and of `Bearer …` and `sk-…` tokens), whatever prints it: the asker's own
+    // scrubber, built once. Nothing written before holds anything but local text.
+    crate::output::protect(asker.scrubber());
     Ok((asker, vec![Message::user_with_images(prompt, images)], fallback))
 }
 

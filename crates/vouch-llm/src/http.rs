@@ -179,6 +179,9 @@ impl Request<'_> {
             let to = headers
                 .get(reqwest::header::LOCATION)
                 .and_then(|l| l.to_str().ok())
+                // A target that holds the key is not shown at all: joining it to
+                // the URL would re-encode the key (`\` becomes `/`) past the scrubber.
+                .filter(|l| !self.scrub.holds_secret(l.as_bytes()))
                 .and_then(|l| self.url.join(l).ok())
                 .map(|u| format!(" to {}", crate::scrub::shown_url(&u)))
                 .unwrap_or_default();

@@ -95,15 +95,13 @@ impl Scrubber {
             }
         }
         let count = lines.len();
-        let mut forms: Vec<String> = Vec::new();
+        let mut forms: Vec<(String, bool)> = Vec::new();
         for line in &lines {
-            forms.push(line.clone());
-            forms.extend(base64_cores(line.as_bytes()));
-            let hex = hex_lower(line.as_bytes());
-            forms.push(hex.to_ascii_uppercase());
-            forms.push(hex);
+            forms.push((line.clone(), true));
+            forms.extend(base64_cores(line.as_bytes()).into_iter().map(|f| (f, false)));
+            forms.push((hex_lower(line.as_bytes()), false));
         }
-        let longest = forms.iter().map(String::len).max().unwrap_or(0);
+        let longest = forms.iter().map(|f| f.0.len()).max().unwrap_or(0);
         // `\uD83D\uDE00` is the longest form of one character: 12 bytes, plus escapes of the backslash.
         let window = longest.saturating_mul(16).saturating_add(64);
         let secrets = if forms.is_empty() { None } else { build(&forms) };
@@ -211,13 +209,23 @@ impl Scrubber {
 /// large to build, the texts as they are and JSON-escaped; if even that
 /// fails (it cannot, for escaped literals), a regex of everything: redact
 /// all rather than nothing.
-fn build(forms: &[String]) -> Option<Regex> {
-    let alternatives: Vec<String> = forms.iter().map(|f| f.chars().map(char_forms).collect::<String>()).collect();
+///
+/// Each form is `(text, whole)`: the secret itself has every form of each
+/// character; a derived form (base64, hex) has every form of each character
+/// but its letters and digits, which stand as they are (hex letters in
+/// either case): nothing escapes those.
+fn build(forms: &[(String, bool)]) -> Option<Regex> {
+    let alternatives: Vec<String> = forms
+        .iter()
+        .map(|(f, whole)| {
+            f.chars().map(|c| if *whole || !c.is_ascii_alphanumeric() { char_forms(c) } else { ci(c) }).collect()
+        })
+        .collect();
     let full = RegexBuilder::new(&alternatives.join("|")).size_limit(256 << 20).dfa_size_limit(64 << 20).build();
     full.or_else(|_| {
         let plain: Vec<String> = forms
             .iter()
-            .flat_map(|f| {
+            .flat_map(|(f, _)| {
                 let json = serde_json::to_string(f).unwrap_or_default();
                 let json = json.trim_matches('"').to_owned();
                 [regex::escape(f), regex::escape(&json), regex::escape(&json.replace('/', "\\/"))]
@@ -274,13 +282,13 @@ fn hex_ci_trim(n: u32) -> String {
 
 fn ci(d: char) -> String {
     if d.is_ascii_alphabetic() {
-        format!("[{}{}]", d, d.to_ascii_uppercase())
+        format!("[{}{}]", d.to_ascii_lowercase(), d.to_ascii_uppercase())
     } else {
         d.to_string()
     }
 }
 
-/// The hex of the bytes, lower case (the caller adds the upper case).
+/// The hex of the bytes (matched in either case).
 fn hex_lower(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
