@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use vouch::{Contract, Verdict};
 use vouch_llm::{
     Answer, ApiKey, Asker, Backoff, Config, Headers, ImageUrl, Message, Mode, Outcome, Round, SetupError, Timeouts,
     OPENAI_BASE_URL,
@@ -180,23 +179,23 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
         ),
         other => other.to_string(),
     })?;
+    // From here on every byte written, to either stream, is scrubbed of the key
+    // (and of `Bearer …` and `sk-…` tokens), whatever prints it: the asker's own
+    // scrubber, built once. Nothing written before holds anything but local text.
+    crate::output::protect(asker.scrubber());
     Ok((asker, vec![Message::user_with_images(prompt, images)], fallback))
 }
 
-/// Read the fallback file with vouch's strict reader (a duplicate key in the
-/// last good value is as ambiguous as in a reply). The contract checks it
-/// only if every round is refused.
+/// Read the fallback file with vouch's strict reader, `vouch::read_json` (a
+/// duplicate key in the last good value is as ambiguous as in a reply; and
+/// the file is read as it is: no repair, no unwrapping of a fence). The
+/// contract checks it only if every round is refused.
 fn read_fallback(path: &Path) -> Result<serde_json::Value, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read the fallback: {e}", path.display()))?;
-    // The empty schema accepts every value: checking against it is reading strictly.
-    let any = Contract::from_json_str("{}").map_err(|e| e.to_string())?;
-    match any.check(&bytes) {
-        Verdict::Accepted(a) => Ok(a.into_value()),
-        Verdict::Refused(r) => {
-            let why = r.problems.first().map(|p| p.message.clone()).unwrap_or_default();
-            Err(format!("{}: the fallback is not JSON: {why}", path.display()))
-        }
-    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("{}: the fallback is not UTF-8 text (at byte {})", path.display(), e.valid_up_to()))?;
+    vouch::read_json(text, vouch::Limits::default().max_depth)
+        .map_err(|e| format!("{}: the fallback is not JSON: {}", path.display(), e.message))
 }
 
 fn ask(args: &Args, asker: &Asker, messages: Vec<Message>, fallback: Option<&serde_json::Value>) -> u8 {

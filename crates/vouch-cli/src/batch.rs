@@ -315,7 +315,7 @@ pub fn run(args: &Args) -> u8 {
                 return EXIT_USAGE;
             }
         },
-        (None, false) => Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
+        (None, false) => Box::new(BufWriter::with_capacity(1 << 20, crate::output::Stdout)),
     };
     let (write, writer) = spawn_writer(out);
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build() {

@@ -4,12 +4,12 @@
 //! contract that does not compile, 3 accepted with gate findings; `batch`
 //! adds 4 (broken input lines) and `ask` 5 (refused, fallback returned).
 
-/// Print to standard output; when the reader has gone (`vouch … | head`),
-/// stop quietly as Unix tools do, instead of panicking.
+/// Print to standard output, through the scrubbing writer ([`output`]);
+/// when the reader has gone (`vouch … | head`), stop quietly as Unix tools
+/// do, instead of panicking.
 macro_rules! out {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if write!(std::io::stdout().lock(), $($arg)*).is_err() {
+        if crate::output::out(format_args!($($arg)*)).is_err() {
             std::process::exit(crate::EXIT_PIPE);
         }
     }};
@@ -17,12 +17,31 @@ macro_rules! out {
 
 /// [`out!`] with a newline.
 macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
-            std::process::exit(crate::EXIT_PIPE);
-        }
-    }};
+    () => {
+        out!("\n")
+    };
+    ($($arg:tt)*) => {
+        out!("{}\n", format_args!($($arg)*))
+    };
+}
+
+/// Standard error through the scrubbing writer ([`output`]). It shadows
+/// std's `eprint!` in every module of the crate, so no message can bypass
+/// the scrubber.
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        crate::output::err(format_args!($($arg)*))
+    };
+}
+
+/// [`eprint!`] with a newline; shadows std's `eprintln!`.
+macro_rules! eprintln {
+    () => {
+        eprint!("\n")
+    };
+    ($($arg:tt)*) => {
+        eprint!("{}\n", format_args!($($arg)*))
+    };
 }
 
 /// The exit code of a Unix tool killed by SIGPIPE (128 + 13).
@@ -33,6 +52,7 @@ mod audit;
 mod batch;
 mod check;
 mod load;
+mod output;
 mod render;
 mod schema;
 
@@ -107,6 +127,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    output::scrub_panics();
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
@@ -115,14 +136,12 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit::run(&args),
         Command::Ask(args) => ask::run(&args),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut <Cli as clap::CommandFactory>::command(),
-                "vouch",
-                &mut std::io::stdout(),
-            );
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "vouch", &mut output::Stdout);
             0
         }
     };
+    if output::finish().is_err() {
+        return ExitCode::from(u8::try_from(EXIT_PIPE).unwrap_or(1));
+    }
     ExitCode::from(code)
 }

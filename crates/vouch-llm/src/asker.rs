@@ -179,7 +179,7 @@ impl Asker {
             builder = builder.no_proxy();
         }
         let client = builder.build().map_err(|e| SetupError::Client(e.without_url().to_string()))?;
-        let scrub = Scrubber::new(config.api_key.as_ref().map(super::config::ApiKey::expose));
+        let scrub = Scrubber::for_key(config.api_key.as_ref());
         Ok(Self {
             shown_url: shown_url(&url),
             system_prompt: contract.prompt(),
@@ -205,6 +205,13 @@ impl Asker {
     #[must_use]
     pub fn contract(&self) -> &Contract {
         &self.contract
+    }
+
+    /// The scrubber of its API key (and `Bearer …`, `sk-…` tokens): wrap
+    /// every output in a [`crate::ScrubbingWriter`] with it.
+    #[must_use]
+    pub fn scrubber(&self) -> &Scrubber {
+        &self.scrub
     }
 
     /// The configuration.
@@ -479,7 +486,9 @@ impl Asker {
             }
         };
         round.usage = completion.usage;
-        round.finish_reason.clone_from(&completion.finish_reason);
+        // Upstream text, shown and traced: scrubbed and bounded like every other
+        // (empty when the body holds the key: then nothing of it is kept).
+        round.finish_reason = completion.finish_reason.as_deref().map(|f| excerpt(&self.scrub.scrub(f), 40));
         // Kept for diagnostics, scrubbed like everything else taken from the upstream.
         round.reply = completion.content.as_deref().map(|c| self.scrub.scrub(c));
         match completion::judge(completion, &self.contract, &self.scrub) {

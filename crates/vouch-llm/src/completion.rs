@@ -6,7 +6,7 @@ use vouch::{Accepted, Contract, Verdict};
 
 use crate::outcome::Usage;
 use crate::problem::{AskProblem, UpstreamCode, UpstreamProblem};
-use crate::scrub::{excerpt, Scrubber};
+use crate::scrub::{excerpt, Scrubber, REDACTED};
 
 /// Longest excerpt of upstream text kept in a problem, in characters.
 pub(crate) const EXCERPT: usize = 200;
@@ -23,7 +23,14 @@ pub(crate) struct Completion {
     pub reasoning: Option<String>,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
+    /// Where the API key is in the body, when it is (then every other
+    /// field but `usage` is empty: nothing of the reply goes further).
+    pub secret: Option<String>,
 }
+
+/// The deepest nesting read in a completion body (a completion nests about
+/// 6 deep; `logprobs` a little more).
+const MAX_DEPTH: usize = 64;
 
 fn not_a_completion(sentence: &str, got: String) -> UpstreamProblem {
     UpstreamProblem::new(
@@ -34,11 +41,53 @@ fn not_a_completion(sentence: &str, got: String) -> UpstreamProblem {
     )
 }
 
-/// Read a 2xx body as a chat completion.
+/// Read a 2xx body as a chat completion, with vouch's strict reader (no
+/// repeated key anywhere, RFC 8259 only, bounded depth): serde_json would
+/// keep the last of two `"content"` keys, and a reply read two ways is no
+/// reply vouch can vouch for.
+///
+/// A body that holds the API key is a completion with only `secret` (and
+/// `usage`) set: looked for in the raw body, in every form the scrubber
+/// covers (JSON escapes included, so in every decoded string), and in every
+/// decoded key and string value, before anything else is read from it.
 pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, UpstreamProblem> {
     let shown = || excerpt(&scrub.scrub(&String::from_utf8_lossy(body)), EXCERPT);
-    let Ok(doc) = serde_json::from_slice::<Value>(body) else {
-        return Err(not_a_completion("the upstream's 2xx body is not JSON", shown()));
+    let read = match std::str::from_utf8(body) {
+        Ok(text) => vouch::read_json(text, MAX_DEPTH).map_err(Some),
+        Err(_) => Err(None),
+    };
+    let doc = match read {
+        Ok(doc) => {
+            if let Some(place) = secret_place(&doc, "", scrub) {
+                let usage = doc.get("usage").map(Usage::from_json);
+                return Ok(Completion { usage, secret: Some(place), ..Completion::default() });
+            }
+            if scrub.holds_secret(body) {
+                let usage = doc.get("usage").map(Usage::from_json);
+                return Ok(Completion { usage, secret: Some("the body".to_owned()), ..Completion::default() });
+            }
+            doc
+        }
+        Err(_) if scrub.holds_secret(body) => {
+            return Ok(Completion { secret: Some("the body (not JSON)".to_owned()), ..Completion::default() });
+        }
+        Err(None) => return Err(not_a_completion("the upstream's 2xx body is not UTF-8 text", shown())),
+        Err(Some(e)) if e.code == vouch::ProblemCode::DuplicateKey => {
+            let name = e.path.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+            let at = if e.path.is_empty() { "(root)".to_owned() } else { e.path.clone() };
+            let sentence = format!(
+                "the body repeats the key {:?} at {} (a reader keeps the first or the last: the reply is ambiguous); {}",
+                excerpt(&scrub.scrub(&name), 60),
+                excerpt(&scrub.scrub(&at), 120),
+                scrub.scrub(&e.message)
+            );
+            return Err(not_a_completion(&sentence, shown()));
+        }
+        Err(Some(e)) => {
+            let sentence =
+                format!("the upstream's 2xx body is not JSON: {}", excerpt(&scrub.scrub(&e.message), EXCERPT));
+            return Err(not_a_completion(&sentence, shown()));
+        }
     };
     let usage = doc.get("usage").map(Usage::from_json);
     let choice = doc.get("choices").and_then(Value::as_array).and_then(|c| c.first());
@@ -98,7 +147,25 @@ pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, Upstrea
         .filter_map(|k| message.get(*k).and_then(Value::as_str))
         .find(|r| !r.trim().is_empty())
         .map(str::to_owned);
-    Ok(Completion { content, refusal, tool_calls, reasoning, finish_reason, usage })
+    Ok(Completion { content, refusal, tool_calls, reasoning, finish_reason, usage, secret: None })
+}
+
+/// Where in `value` (at JSON Pointer `at`) a decoded string or key holds a
+/// secret: the pointer of the string, or "a property name in …" (the name
+/// itself is never part of the answer).
+fn secret_place(value: &Value, at: &str, scrub: &Scrubber) -> Option<String> {
+    let shown = |p: &str| if p.is_empty() { "(root)".to_owned() } else { excerpt(&scrub.scrub(p), 120) };
+    match value {
+        Value::String(s) => scrub.holds_secret(s.as_bytes()).then(|| shown(at)),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| secret_place(v, &format!("{at}/{i}"), scrub)),
+        Value::Object(members) => members.iter().find_map(|(k, v)| {
+            if scrub.holds_secret(k.as_bytes()) {
+                return Some(format!("a property name in {}", shown(at)));
+            }
+            secret_place(v, &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), scrub)
+        }),
+        _ => None,
+    }
 }
 
 /// What a round's completion comes to.
@@ -119,6 +186,21 @@ fn refused(problem: UpstreamProblem, reply: Option<String>) -> Judged {
 /// contract sees the content, and then the contract judges it.
 pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Judged {
     let shown = |t: &str, n: usize| excerpt(&scrub.scrub(t), n);
+    if let Some(place) = &c.secret {
+        // The reply is not put back in the conversation: the upstream has
+        // the key already, but a reply that echoes it is kept nowhere (not
+        // in the conversation, a round's `reply` or a problem), so nothing
+        // vouch holds can print it; and re-sending it would invite the
+        // model to echo it again. The next round asks afresh, told why.
+        let sentence = format!(
+            "the reply holds the API key (in {place}), so it is refused and not shown; \
+             an upstream that echoes the Authorization header is misconfigured or hostile"
+        );
+        return refused(
+            UpstreamProblem::new(UpstreamCode::SecretInReply, "a reply without the API key", REDACTED, &sentence),
+            None,
+        );
+    }
     let content = c.content.filter(|t| !t.trim().is_empty());
     let finish = c.finish_reason.as_deref();
     if let Some(refusal) = &c.refusal {

@@ -179,6 +179,9 @@ impl Request<'_> {
             let to = headers
                 .get(reqwest::header::LOCATION)
                 .and_then(|l| l.to_str().ok())
+                // A target that holds the key is not shown at all: joining it to
+                // the URL would re-encode the key (`\` becomes `/`) past the scrubber.
+                .filter(|l| !self.scrub.holds_secret(l.as_bytes()))
                 .and_then(|l| self.url.join(l).ok())
                 .map(|u| format!(" to {}", crate::scrub::shown_url(&u)))
                 .unwrap_or_default();
@@ -252,7 +255,9 @@ fn innermost(e: &reqwest::Error) -> String {
 
 /// The readable part of an error body: `error.message` of a JSON error, else the text.
 fn error_text(body: &[u8]) -> String {
-    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+    // Read strictly, as every JSON vouch reads: an error body with two
+    // `message` keys is shown as its text, not as one of them.
+    if let Some(v) = std::str::from_utf8(body).ok().and_then(|t| vouch::read_json(t, 64).ok()) {
         let msg = v
             .get("error")
             .and_then(|e| e.get("message").and_then(Value::as_str).or_else(|| e.as_str()))

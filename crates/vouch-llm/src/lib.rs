@@ -13,7 +13,11 @@
 //! errors and rate limits, a body that is not a completion, empty content,
 //! a model that spent its budget reasoning, a reply cut off at the token
 //! limit (even one that looks complete), a refusal, a content filter, a
-//! tool call where content was expected.
+//! tool call where content was expected, a reply that holds the API key.
+//!
+//! No secret leaves it: every text built from an upstream answer is
+//! scrubbed, and [`Scrubber`] / [`ScrubbingWriter`] scrub every byte a
+//! program writes (the `vouch` command writes all its output through one).
 //!
 //! The core crate `vouch` stays pure; this crate holds the I/O. Start at
 //! [`Asker`].
@@ -34,3 +38,4 @@ pub use message::{mime_type, Content, ImageError, ImageUrl, Message, Part, Role}
 pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Usage};
 pub use problem::{class_of, AskProblem, UpstreamCode, UpstreamProblem};
 pub use reask::{reask_text, REPLY_ONLY};
+pub use scrub::{Scrubber, ScrubbingWriter, REDACTED};

@@ -37,6 +37,9 @@ pub enum UpstreamCode {
     ContentFiltered,
     /// `tool_calls` where content was expected.
     ToolCallsInstead,
+    /// The reply holds the API key (anywhere in the completion, in any form
+    /// the scrubber covers): it is refused and never shown.
+    SecretInReply,
     /// The token budget is spent.
     BudgetSpent,
     /// The deadline passed.
@@ -48,7 +51,7 @@ pub enum UpstreamCode {
 
 impl UpstreamCode {
     /// Every code, in documentation order.
-    pub const ALL: [UpstreamCode; 14] = [
+    pub const ALL: [UpstreamCode; 15] = [
         Self::UpstreamUnreachable,
         Self::UpstreamTimeout,
         Self::UpstreamStatus,
@@ -60,6 +63,7 @@ impl UpstreamCode {
         Self::ModelRefused,
         Self::ContentFiltered,
         Self::ToolCallsInstead,
+        Self::SecretInReply,
         Self::BudgetSpent,
         Self::Deadline,
         Self::FallbackRefused,
@@ -80,6 +84,7 @@ impl UpstreamCode {
             Self::ModelRefused => "model_refused",
             Self::ContentFiltered => "content_filtered",
             Self::ToolCallsInstead => "tool_calls_instead",
+            Self::SecretInReply => "secret_in_reply",
             Self::BudgetSpent => "budget_spent",
             Self::Deadline => "deadline",
             Self::FallbackRefused => "fallback_refused",

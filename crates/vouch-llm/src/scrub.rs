@@ -1,37 +1,424 @@
-//! Keeping secrets out of every text built from what an upstream sent.
+//! Keeping secrets out of every byte vouch writes: [`Scrubber`] for a text,
+//! [`ScrubbingWriter`] for an output stream.
 
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Write};
 use std::sync::LazyLock;
 
-use regex::Regex;
+use base64::Engine as _;
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::config::ApiKey;
 
 /// `Bearer <token>` in any case.
-static BEARER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r#"(?i)\bbearer\s+[^\s"',;}\]]+"#).ok());
+static BEARER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r#"(?i)\bbearer[ \t]+[^\s"',;}\]\\]+"#).ok());
 /// OpenAI-style secret keys, whole or masked (`sk-abc***xyz`).
 static SK: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\bsk-[A-Za-z0-9_*.\-]{4,}").ok());
 
-/// Removes the API key, `Bearer …` tokens and `sk-…` keys from a text.
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// Removes secrets (the API key) from a text, in every form an echoing
+/// upstream or a JSON printer can give them, and `Bearer …` tokens and
+/// `sk-…` keys.
+///
+/// A secret is found, and replaced by `[redacted]`:
+/// - as it is;
+/// - JSON-escaped, each character in any of its forms: `\"`, `\\`, `\/`,
+///   the short escapes of control characters, `\uXXXX` with hex digits in
+///   either case (surrogate pairs for characters beyond the BMP), and
+///   escaped again any number of times (`\\\"`, `\\u0041`: a JSON text
+///   inside a JSON string, as a `--json` report of a raw reply has it);
+/// - percent-encoded (`%2F` or `%2f`, `+` for a space), as a URL or a form
+///   echo has it, and with HTML numeric character references (`&#47;`,
+///   `&#x2F;`); any mix of these forms, character by character;
+/// - base64 (standard and URL-safe alphabets, padded or not) at any
+///   alignment: so inside the base64 of `Bearer KEY`, of `user:KEY` (HTTP
+///   Basic) or of any text that holds the key, and again in any of the
+///   forms above;
+/// - in hexadecimal, either case.
+///
+/// Not covered: any other transformation (a changed case, a reversed or
+/// partial key, the key split by white space, a hash, a compression). A
+/// secret is matched within one line: it is split at line breaks, and each
+/// line of it is a secret (an HTTP header, so an API key, holds none).
+///
+/// `Bearer <token>` (a space or tab between) and `sk-…` keys are replaced
+/// whatever the token, when the scrubber has patterns on
+/// ([`Scrubber::new`], [`Scrubber::for_key`]).
+///
+/// Its `Debug` shows how many secrets it has, never them.
 #[derive(Clone, Default)]
-pub(crate) struct Scrubber {
-    key: Option<String>,
+pub struct Scrubber {
+    /// Every form of every secret, in one regex; `None` for no secret.
+    secrets: Option<Regex>,
+    /// The number of secrets.
+    count: usize,
+    /// The longest form a secret can take here, in bytes (a bound for writers).
+    window: usize,
+    /// Replace `Bearer …` and `sk-…` too.
+    patterns: bool,
+}
+
+impl fmt::Debug for Scrubber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scrubber").field("secrets", &self.count).field("patterns", &self.patterns).finish()
+    }
 }
 
 impl Scrubber {
-    pub(crate) fn new(key: Option<&str>) -> Self {
-        Self { key: key.filter(|k| !k.is_empty()).map(str::to_owned) }
+    /// A scrubber that changes nothing: no secret, no pattern.
+    #[must_use]
+    pub fn none() -> Self {
+        Self::default()
     }
 
-    pub(crate) fn scrub(&self, text: &str) -> String {
-        let mut out = match &self.key {
-            Some(key) => text.replace(key.as_str(), "[redacted]"),
-            None => text.to_owned(),
-        };
-        if let Some(re) = BEARER.as_ref() {
-            out = re.replace_all(&out, "Bearer [redacted]").into_owned();
+    /// A scrubber of the key (if any), `Bearer …` tokens and `sk-…` keys.
+    #[must_use]
+    pub fn for_key(key: Option<&ApiKey>) -> Self {
+        Self::new(key.map(ApiKey::expose))
+    }
+
+    /// A scrubber of these secrets (empty ones and lines shorter than 4
+    /// bytes are skipped: they would redact ordinary text), `Bearer …` tokens
+    /// and `sk-…` keys.
+    #[must_use]
+    pub fn new<S: AsRef<str>>(secrets: impl IntoIterator<Item = S>) -> Self {
+        let mut lines: Vec<String> = Vec::new();
+        for s in secrets {
+            for line in s.as_ref().split(['\n', '\r']) {
+                let line = line.trim();
+                if line.len() >= 4 && !lines.iter().any(|l| l == line) {
+                    lines.push(line.to_owned());
+                }
+            }
         }
-        if let Some(re) = SK.as_ref() {
-            out = re.replace_all(&out, "sk-[redacted]").into_owned();
+        let count = lines.len();
+        let mut forms: Vec<(String, bool)> = Vec::new();
+        for line in &lines {
+            forms.push((line.clone(), true));
+            forms.extend(base64_cores(line.as_bytes()).into_iter().map(|f| (f, false)));
+            forms.push((hex_lower(line.as_bytes()), false));
+        }
+        let longest = forms.iter().map(|f| f.0.len()).max().unwrap_or(0);
+        // `\uD83D\uDE00` is the longest form of one character: 12 bytes, plus escapes of the backslash.
+        let window = longest.saturating_mul(16).saturating_add(64);
+        let secrets = if forms.is_empty() { None } else { build(&forms) };
+        Self { secrets, count, window, patterns: true }
+    }
+
+    /// This scrubber without the `Bearer …` and `sk-…` patterns: only its
+    /// own secrets are replaced.
+    #[must_use]
+    pub fn without_patterns(mut self) -> Self {
+        self.patterns = false;
+        self
+    }
+
+    /// True when it changes nothing (no secret, no pattern).
+    #[must_use]
+    pub fn is_none(&self) -> bool {
+        self.secrets.is_none() && !self.patterns
+    }
+
+    /// True when the bytes hold one of its secrets, in any form it covers
+    /// (not the patterns: a `Bearer` token of someone else is no secret of
+    /// ours).
+    #[must_use]
+    pub fn holds_secret(&self, bytes: &[u8]) -> bool {
+        self.secrets.as_ref().is_some_and(|re| re.is_match(bytes))
+    }
+
+    /// The text with every secret, `Bearer …` token and `sk-…` key replaced.
+    #[must_use]
+    pub fn scrub(&self, text: &str) -> String {
+        match self.scrub_bytes(text.as_bytes()) {
+            Cow::Borrowed(_) => text.to_owned(),
+            Cow::Owned(b) => {
+                String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            }
+        }
+    }
+
+    /// [`Scrubber::scrub`] of bytes.
+    #[must_use]
+    pub fn scrub_bytes<'a>(&self, bytes: &'a [u8]) -> Cow<'a, [u8]> {
+        let mut out: Cow<'a, [u8]> = Cow::Borrowed(bytes);
+        if let Some(re) = &self.secrets {
+            if let Cow::Owned(o) = re.replace_all(&out, REDACTED.as_bytes()) {
+                out = Cow::Owned(o);
+            }
+        }
+        if self.patterns {
+            if let Some(re) = BEARER.as_ref() {
+                if let Cow::Owned(o) = re.replace_all(&out, &b"Bearer [redacted]"[..]) {
+                    out = Cow::Owned(o);
+                }
+            }
+            if let Some(re) = SK.as_ref() {
+                if let Cow::Owned(o) = re.replace_all(&out, &b"sk-[redacted]"[..]) {
+                    out = Cow::Owned(o);
+                }
+            }
         }
         out
+    }
+
+    /// Where the text may be cut without cutting a match: the end of the
+    /// last line break not inside a match, or (for a long text without
+    /// one) a point at least [`Scrubber::window`] bytes before the end and
+    /// outside every match.
+    fn safe_cut(&self, bytes: &[u8], force: bool) -> usize {
+        let spans = self.spans(bytes);
+        let inside = |at: usize| spans.iter().find(|(s, e)| *s < at && at < *e).map(|(s, _)| *s);
+        let mut at = bytes.len();
+        while let Some(nl) = bytes.get(..at).and_then(|b| b.iter().rposition(|&c| c == b'\n')) {
+            let cut = nl + 1;
+            match inside(cut) {
+                None => return cut,
+                Some(start) => at = start,
+            }
+        }
+        if !force {
+            return 0;
+        }
+        let mut cut = bytes.len().saturating_sub(self.window.max(1024));
+        while let Some(start) = inside(cut) {
+            cut = start;
+        }
+        cut
+    }
+
+    fn spans(&self, bytes: &[u8]) -> Vec<(usize, usize)> {
+        let mut spans = Vec::new();
+        let mut add = |re: &Regex| spans.extend(re.find_iter(bytes).map(|m| (m.start(), m.end())));
+        if let Some(re) = &self.secrets {
+            add(re);
+        }
+        if self.patterns {
+            for re in [BEARER.as_ref(), SK.as_ref()].into_iter().flatten() {
+                add(re);
+            }
+        }
+        spans
+    }
+}
+
+/// The regex of every form of these texts (see [`Scrubber`]); if it is too
+/// large to build, the texts as they are and JSON-escaped; if even that
+/// fails (it cannot, for escaped literals), a regex of everything: redact
+/// all rather than nothing.
+///
+/// Each form is `(text, whole)`: the secret itself has every form of each
+/// character; a derived form (base64, hex) has every form of each character
+/// but its letters and digits, which stand as they are (hex letters in
+/// either case): nothing escapes those.
+fn build(forms: &[(String, bool)]) -> Option<Regex> {
+    let alternatives: Vec<String> = forms
+        .iter()
+        .map(|(f, whole)| {
+            f.chars().map(|c| if *whole || !c.is_ascii_alphanumeric() { char_forms(c) } else { ci(c) }).collect()
+        })
+        .collect();
+    let full = RegexBuilder::new(&alternatives.join("|")).size_limit(256 << 20).dfa_size_limit(64 << 20).build();
+    full.or_else(|_| {
+        let plain: Vec<String> = forms
+            .iter()
+            .flat_map(|(f, _)| {
+                let json = serde_json::to_string(f).unwrap_or_default();
+                let json = json.trim_matches('"').to_owned();
+                [regex::escape(f), regex::escape(&json), regex::escape(&json.replace('/', "\\/"))]
+            })
+            .collect();
+        Regex::new(&plain.join("|"))
+    })
+    .or_else(|_| Regex::new(r"(?s).+"))
+    .ok()
+}
+
+/// Every form of one character: as it is, JSON-escaped (again any number
+/// of times), `\uXXXX`, percent-encoded, an HTML character reference.
+fn char_forms(c: char) -> String {
+    let mut alts: Vec<String> = Vec::new();
+    let mut raw = [0u8; 4];
+    let raw = c.encode_utf8(&mut raw);
+    // Raw, or after any number of escaping backslashes (`\/`, `\"`, `\\`, `\\\"`).
+    alts.push(format!(r"\\*{}", regex::escape(raw)));
+    let short = match c {
+        '\u{8}' => Some('b'),
+        '\u{c}' => Some('f'),
+        '\n' => Some('n'),
+        '\r' => Some('r'),
+        '\t' => Some('t'),
+        _ => None,
+    };
+    if let Some(s) = short {
+        alts.push(format!(r"\\+{s}"));
+    }
+    let mut units = [0u16; 2];
+    let units: String =
+        c.encode_utf16(&mut units).iter().map(|u| format!(r"\\+u{}", hex_ci(u32::from(*u), 4))).collect();
+    alts.push(units);
+    let pct: String = raw.bytes().map(|b| format!("%{}", hex_ci(u32::from(b), 2))).collect();
+    alts.push(pct);
+    if c == ' ' {
+        alts.push(r"\+".to_owned());
+    }
+    let n = u32::from(c);
+    alts.push(format!("&#(?:0*{n}|[xX]0*{});", hex_ci_trim(n)));
+    format!("(?:{})", alts.join("|"))
+}
+
+/// `n` in `width` hex digits, each letter in either case: `002[fF]`.
+fn hex_ci(n: u32, width: usize) -> String {
+    format!("{n:0width$x}").chars().map(ci).collect()
+}
+
+/// `n` in hex without leading zeros, letters in either case.
+fn hex_ci_trim(n: u32) -> String {
+    format!("{n:x}").chars().map(ci).collect()
+}
+
+fn ci(d: char) -> String {
+    if d.is_ascii_alphabetic() {
+        format!("[{}{}]", d.to_ascii_lowercase(), d.to_ascii_uppercase())
+    } else {
+        d.to_string()
+    }
+}
+
+/// The hex of the bytes (matched in either case).
+fn hex_lower(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The part of the base64 of `prefix + secret + suffix` that depends only on
+/// the secret, for each of the three alignments, in the standard and the
+/// URL-safe alphabets: any base64 text that encodes the secret holds one.
+fn base64_cores(secret: &[u8]) -> Vec<String> {
+    let mut cores = Vec::new();
+    for shift in 0..3usize {
+        let mut padded = vec![0u8; shift];
+        padded.extend_from_slice(secret);
+        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&padded);
+        // Skip the characters that hold bits of the bytes before the secret
+        // (a shift of 1 or 2 bytes spoils the first 2 or 3 characters).
+        let skip = match shift {
+            0 => 0,
+            1 => 2,
+            _ => 3,
+        };
+        // A character is wholly the secret's if its 6 bits end by the secret's last bit.
+        let end = (padded.len() * 8 / 6).max(skip);
+        if let Some(core) = encoded.get(skip..end) {
+            if core.len() >= 8 {
+                cores.push(core.to_owned());
+                let url = core.replace('+', "-").replace('/', "_");
+                if url != core {
+                    cores.push(url);
+                }
+            }
+        }
+    }
+    cores
+}
+
+/// A writer that scrubs every byte written through it with a [`Scrubber`]
+/// before it reaches the inner writer, also a secret split across two
+/// writes: it writes whole lines (a secret holds no line break), and keeps
+/// the unfinished last line until a line break, [`ScrubbingWriter::finish`]
+/// or drop. A line longer than a secret can be is written in parts, cut
+/// outside every match.
+///
+/// [`Write::flush`] writes the whole lines and flushes the inner writer; it
+/// keeps the unfinished line (writing it could cut a secret in two).
+pub struct ScrubbingWriter<W: Write> {
+    inner: W,
+    scrubber: Scrubber,
+    pending: Vec<u8>,
+}
+
+/// The longest unfinished line kept before a part of it is written.
+const MAX_PENDING: usize = 64 * 1024;
+
+impl<W: Write> ScrubbingWriter<W> {
+    /// Scrub what is written to `inner` with `scrubber`.
+    pub fn new(inner: W, scrubber: Scrubber) -> Self {
+        Self { inner, scrubber, pending: Vec::new() }
+    }
+
+    /// Scrub with this scrubber from now on (the unfinished line too).
+    pub fn set_scrubber(&mut self, scrubber: Scrubber) {
+        self.scrubber = scrubber;
+    }
+
+    /// The scrubber.
+    pub fn scrubber(&self) -> &Scrubber {
+        &self.scrubber
+    }
+
+    /// The inner writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// Write the unfinished line too, scrubbed, and flush.
+    ///
+    /// # Errors
+    /// The inner writer's.
+    pub fn finish(&mut self) -> io::Result<()> {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.is_empty() {
+            self.inner.write_all(&self.scrubber.scrub_bytes(&rest))?;
+        }
+        self.inner.flush()
+    }
+
+    /// Write what can be written now without cutting a secret.
+    fn drain(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if self.scrubber.is_none() {
+            let all = std::mem::take(&mut self.pending);
+            return self.inner.write_all(&all);
+        }
+        let cut = self.scrubber.safe_cut(&self.pending, self.pending.len() > MAX_PENDING);
+        if cut == 0 {
+            return Ok(());
+        }
+        let rest = self.pending.split_off(cut);
+        let ready = std::mem::replace(&mut self.pending, rest);
+        self.inner.write_all(&self.scrubber.scrub_bytes(&ready))
+    }
+}
+
+impl<W: Write> Write for ScrubbingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        self.drain()?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for ScrubbingWriter<W> {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+impl<W: Write> fmt::Debug for ScrubbingWriter<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScrubbingWriter")
+            .field("scrubber", &self.scrubber)
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -58,15 +445,85 @@ pub(crate) fn shown_url(url: &reqwest::Url) -> String {
 mod tests {
     use super::*;
 
+    const KEY: &str = r#"canary/"key\91d2e7c4"#;
+
+    fn s() -> Scrubber {
+        Scrubber::new([KEY])
+    }
+
     #[test]
     fn scrubs_the_key_bearer_tokens_and_sk_keys() {
-        let s = Scrubber::new(Some("canary-XYZ-123"));
+        let s = Scrubber::new(["canary-XYZ-123"]);
         let out = s.scrub(r#"{"error": "bad key canary-XYZ-123 in header Authorization: Bearer abc.def, or sk-proj-abcd1234 or sk-ab***yz"}"#);
         assert!(!out.contains("canary-XYZ-123"));
         assert!(!out.contains("abc.def"));
         assert!(!out.contains("abcd1234"));
         assert!(!out.contains("ab***yz"));
         assert!(out.contains("Bearer [redacted]"));
+    }
+
+    #[test]
+    fn every_encoding_of_the_key_is_scrubbed() {
+        let s = s();
+        let json = serde_json::to_string(KEY).unwrap_or_default();
+        let twice = serde_json::to_string(&json).unwrap_or_default();
+        let unicode: String = KEY.chars().map(|c| format!("\\u{:04X}", u32::from(c))).collect();
+        let mixed = r#"can\u0061ry\/\"key\\91d2e7c4"#;
+        let pct: String = KEY.bytes().map(|b| format!("%{b:02x}")).collect();
+        let html: String = KEY.chars().map(|c| format!("&#{};", u32::from(c))).collect();
+        let hex: String = KEY.bytes().map(|b| format!("{b:02X}")).collect::<String>().to_ascii_lowercase();
+        let mut texts = vec![KEY.to_owned(), json, twice, unicode, mixed.to_owned(), pct, html, hex];
+        for prefix in ["Bearer ", "user:", "x", ""] {
+            for engine in [base64::engine::general_purpose::STANDARD, base64::engine::general_purpose::URL_SAFE] {
+                texts.push(engine.encode(format!("{prefix}{KEY}!")));
+                texts.push(engine.encode(format!("{prefix}{KEY}")));
+            }
+        }
+        for t in texts {
+            let text = format!("before {t} after");
+            assert!(s.holds_secret(text.as_bytes()), "{text}");
+            let out = s.scrub(&text);
+            assert!(out.starts_with("before ") && out.ends_with(" after"), "{out}");
+            assert!(!out.contains("91d2e7c4") && !out.contains("canary"), "{t} -> {out}");
+        }
+        assert!(!s.holds_secret(b"canary/key 91d2e7c4"));
+        assert_eq!(s.scrub("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn the_writer_scrubs_a_key_split_across_writes() {
+        let key = "q7Zr2Lm9Xc4Vb8Nt1Kp6";
+        let text = format!("line one {key}\nsecond {key} and \"{}\" end", key.replace('Z', "\\u005a"));
+        for step in [1, 2, 3, 7, 64] {
+            let mut w = ScrubbingWriter::new(Vec::new(), Scrubber::new([key]));
+            for chunk in text.as_bytes().chunks(step) {
+                w.write_all(chunk).unwrap_or_default();
+                w.flush().unwrap_or_default();
+            }
+            w.finish().unwrap_or_default();
+            let out = String::from_utf8_lossy(w.get_ref()).into_owned();
+            assert_eq!(out, "line one [redacted]\nsecond [redacted] and \"[redacted]\" end", "{step}");
+        }
+        // A long line without a break is written in parts, never cutting the key.
+        let long = format!("{}{key}{}", "x".repeat(MAX_PENDING), "y".repeat(MAX_PENDING));
+        let mut w = ScrubbingWriter::new(Vec::new(), Scrubber::new([key]));
+        for chunk in long.as_bytes().chunks(1000) {
+            w.write_all(chunk).unwrap_or_default();
+        }
+        assert!(!w.get_ref().is_empty());
+        w.finish().unwrap_or_default();
+        let out = String::from_utf8_lossy(w.get_ref()).into_owned();
+        assert!(!out.contains(key) && out.contains(REDACTED));
+        assert_eq!(out.len(), long.len() - key.len() + REDACTED.len());
+    }
+
+    #[test]
+    fn a_scrubber_of_nothing_changes_nothing() {
+        let mut w = ScrubbingWriter::new(Vec::new(), Scrubber::none());
+        w.write_all(b"Bearer abc sk-abcdefgh partial").unwrap_or_default();
+        assert_eq!(w.get_ref().as_slice(), b"Bearer abc sk-abcdefgh partial");
+        assert!(format!("{:?}", Scrubber::new([KEY])).contains("secrets: 1"));
+        assert!(!format!("{:?}", Scrubber::new([KEY])).contains("canary"));
     }
 
     #[test]

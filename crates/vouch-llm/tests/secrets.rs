@@ -79,6 +79,13 @@ fn a_canary_key_appears_in_no_output_log_error_or_debug() {
             json!(null),
         ),
         Step::body(200, &format!("<html>{CANARY}</html>")),
+        // The key in finish_reason (traced on the round span) and escaped inside the content.
+        Step::completion(json!({"role": "assistant", "content": CLEAN_PLATE}), CANARY, json!(null)),
+        Step::completion(
+            json!({"role": "assistant", "content": format!("{{\"k\": \"{}\"}}", CANARY.replace('-', "\\u002d"))}),
+            "stop",
+            json!(null),
+        ),
         Step::reply(CLEAN_PLATE).delay(Duration::from_secs(2)),
     ]);
     let mut outputs: Vec<String> = Vec::new();
@@ -91,7 +98,7 @@ fn a_canary_key_appears_in_no_output_log_error_or_debug() {
     outputs.push(format!("{asker:?}"));
     outputs.push(format!("{:?}", asker.config()));
     outputs.push(format!("{:?}", asker.config().api_key));
-    for _ in 0..8 {
+    for _ in 0..10 {
         let o = rt.block_on(asker.ask(vec![Message::user("plate?")]));
         outputs.push(o.to_json().to_string());
         outputs.push(format!("{o:?}"));
@@ -101,7 +108,7 @@ fn a_canary_key_appears_in_no_output_log_error_or_debug() {
     }
     // Every request carried the key.
     let seen = fake.seen();
-    assert_eq!(seen.len(), 8);
+    assert_eq!(seen.len(), 10);
     for s in &seen {
         assert_eq!(s.headers["authorization"], format!("Bearer {CANARY}"));
         assert_eq!(s.headers["x-gateway-key"], format!("gw-{CANARY}"));
