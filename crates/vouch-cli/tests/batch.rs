@@ -131,7 +131,11 @@ fn repeated_keys_in_a_line_are_input_errors() {
     assert_eq!(got[0]["verdict"]["pass"], json!(true));
     let error = |i: usize| got[i]["input_error"].as_str().unwrap_or_default().to_owned();
     assert!(error(1).starts_with("line 2: /raw: "), "{}", error(1));
-    assert!(error(1).contains("duplicate") || error(1).contains("twice") || error(1).contains("repeat"), "{}", error(1));
+    assert!(
+        error(1).contains("duplicate") || error(1).contains("twice") || error(1).contains("repeat"),
+        "{}",
+        error(1)
+    );
     assert!(error(2).starts_with("line 3: /id: "), "{}", error(2));
     assert!(error(3).starts_with("line 4: /meta/a: "), "{}", error(3));
     assert!(got[1].get("verdict").is_none());

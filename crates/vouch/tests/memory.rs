@@ -107,10 +107,25 @@ fn shapes() -> Vec<Case> {
         case("[[],[],…]", any.clone(), items("[", "[]", "[]", 0, "]"), "accepted"),
         case("[\"\",…]", arr(json!({"type": "string"})), items("[", "\"\"", "\"\"", 0, "]"), "accepted"),
         case("[\"\",…] last refused", arr(json!({"type": "string"})), items("[", "\"\"", "\"\"", 0, ",0]"), "refused"),
-        case("[\"\\n\",…] escapes", arr(json!({"type": "string"})), items("[", r#""\n""#, r#""\n""#, 0, "]"), "accepted"),
-        case("one string of escapes", json!({"type": "string"}), format!("\"{}\"", r"\u00e9".repeat((MAX_BYTES - 2) / 6)), "accepted"),
+        case(
+            "[\"\\n\",…] escapes",
+            arr(json!({"type": "string"})),
+            items("[", r#""\n""#, r#""\n""#, 0, "]"),
+            "accepted",
+        ),
+        case(
+            "one string of escapes",
+            json!({"type": "string"}),
+            format!("\"{}\"", r"\u00e9".repeat((MAX_BYTES - 2) / 6)),
+            "accepted",
+        ),
         case("{\"k0\":0,…} many keys", any.clone(), items("{", "", r#""{i}":0"#, 0, "}"), "accepted"),
-        case("{\"k0\":0,…} strip refused", json!({"type": "object", "additionalProperties": false}), items("{", "", r#""{i}":0"#, 0, "}"), "refused"),
+        case(
+            "{\"k0\":0,…} strip refused",
+            json!({"type": "object", "additionalProperties": false}),
+            items("{", "", r#""{i}":0"#, 0, "}"),
+            "refused",
+        ),
         case("nesting at the depth limit", any.clone(), items("[", &deep(127), &deep(127), 0, "]"), "accepted"),
         case("objects nested at the limit", any, items("[", &deep_obj(127), &deep_obj(127), 0, "]"), "accepted"),
     ]
@@ -153,12 +168,22 @@ fn peak_heap_is_a_small_multiple_of_the_reply() {
     let mut cases = shapes();
     for (name, item, repaired, valid) in rules() {
         let schema = array_of(item);
-        cases.push(case(name, schema.clone(), items("[", repaired, valid, usize::MAX, "]"), "refused too_many_repairs"));
+        cases.push(case(
+            name,
+            schema.clone(),
+            items("[", repaired, valid, usize::MAX, "]"),
+            "refused too_many_repairs",
+        ));
         cases.push(case(name, schema, items("[", repaired, valid, 500, "]"), "accepted, 500 repairs"));
     }
     // The rules on containers: one repair for the whole array or reply.
     let drop = json!({"type": "array", "items": {"type": "integer"}, "x-vouch": {"repair": ["drop_invalid_items"]}});
-    cases.push(case("drop_invalid_items", drop.clone(), items("[", r#""x""#, "0", usize::MAX, "]"), "accepted, 1 repairs"));
+    cases.push(case(
+        "drop_invalid_items",
+        drop.clone(),
+        items("[", r#""x""#, "0", usize::MAX, "]"),
+        "accepted, 1 repairs",
+    ));
     cases.push(case("drop_invalid_items", drop, items("[", r#""x""#, "0", 500, "]"), "accepted, 1 repairs"));
     let strip = json!({"type": "object", "additionalProperties": false, "x-vouch": {"repair": ["strip_unknown"]}});
     cases.push(case("strip_unknown keys", strip, items("{", "", r#""{i}":0"#, 0, "}"), "refused too_many_repairs"));

@@ -7,7 +7,8 @@ use serde_json::json;
 use vouch::{Contract, Limits};
 
 fn clamped(max_repairs: Option<u64>) -> Contract {
-    let mut schema = json!({"type": "array", "items": {"type": "integer", "minimum": 1, "x-vouch": {"repair": ["clamp"]}}});
+    let mut schema =
+        json!({"type": "array", "items": {"type": "integer", "minimum": 1, "x-vouch": {"repair": ["clamp"]}}});
     if let Some(n) = max_repairs {
         schema["x-vouch"] = json!({"limits": {"max_repairs": n}});
     }
@@ -51,7 +52,8 @@ fn the_cap_is_set_at_the_root() {
     assert!(e.message.contains("max_repairs"), "{}", e.message);
     let zero = Limits { max_repairs: 0, ..Limits::default() };
     assert!(clamped(None).with_limits(zero).is_err());
-    let e = Contract::from_value(json!({"properties": {"a": {"x-vouch": {"limits": {"max_repairs": 3}}}}})).unwrap_err();
+    let e =
+        Contract::from_value(json!({"properties": {"a": {"x-vouch": {"limits": {"max_repairs": 3}}}}})).unwrap_err();
     assert!(e.message.contains("only allowed at the contract's root"), "{}", e.message);
 }
 

@@ -35,7 +35,12 @@ fn same_verdict(contract: &Contract, raw: &[u8], what: &str) -> bool {
     }
     if let vouch::Verdict::Accepted(a) = contract.check(raw) {
         // The text handed on reads, with vouch's own reader, as the value vouched for.
-        let limits = vouch::Limits { max_bytes: usize::MAX, max_depth: vouch::Limits::MAX_DEPTH_CAP, max_problems: 1, max_repairs: 1 };
+        let limits = vouch::Limits {
+            max_bytes: usize::MAX,
+            max_depth: vouch::Limits::MAX_DEPTH_CAP,
+            max_problems: 1,
+            max_repairs: 1,
+        };
         let any = Contract::from_json_str("{}").unwrap().with_limits(limits).unwrap();
         if let Some(read) = any.check_str(&a.json()).value() {
             assert_eq!(read, a.value(), "{what}: json() reads as another value");

@@ -241,7 +241,13 @@ impl Contract {
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
                 matches!(
-                    single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.limits.max_repairs)),
+                    single_pass::run(
+                        &self.nodes,
+                        &self.plans,
+                        self.root,
+                        text,
+                        (self.limits.max_depth, self.limits.max_repairs)
+                    ),
                     single_pass::Outcome::Accepted(..)
                 )
             })
@@ -258,7 +264,13 @@ impl Contract {
             return false;
         }
         let Ok(text) = std::str::from_utf8(raw) else { return false };
-        match single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.limits.max_repairs)) {
+        match single_pass::run(
+            &self.nodes,
+            &self.plans,
+            self.root,
+            text,
+            (self.limits.max_depth, self.limits.max_repairs),
+        ) {
             single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
             single_pass::Outcome::Doubted(resume) => self.streamed_report(text, resume).is_some(),
             _ => false,

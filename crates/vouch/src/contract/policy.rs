@@ -135,7 +135,9 @@ pub(crate) fn parse<'a>(
                         _ => {
                             return Err(bad(
                                 location,
-                                format!("unknown limit {name:?}; use max_bytes, max_depth, max_problems or max_repairs"),
+                                format!(
+                                    "unknown limit {name:?}; use max_bytes, max_depth, max_problems or max_repairs"
+                                ),
                             ))
                         }
                     }
