@@ -423,7 +423,7 @@ pub fn run(args: &Args) -> u8 {
         let chunk = match chunk {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("vouch: reading the input failed: {e}");
+                eprintln!("vouch: cannot read the input: {e}");
                 return EXIT_USAGE;
             }
         };
