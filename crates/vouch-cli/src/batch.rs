@@ -5,6 +5,14 @@
 //! hands them over a bounded channel; the main thread checks each chunk in
 //! parallel (rayon keeps the order) and writes it out. At most a few chunks
 //! are alive at once, whatever the file's size.
+//!
+//! A line is bounded before it is parsed: one longer than
+//! [`line_limit`] (twice the contract's `max_bytes`, plus 1 KiB: room for
+//! the JSON-string quoting of a reply at the limit and the fields beside
+//! it) is an input error with its line number, read to its newline and
+//! discarded without being kept, and the run goes on. Each line is read
+//! with the core's strict reader (`vouch::read_json`), as a reply is: a
+//! repeated key anywhere in a line is an input error, never resolved.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -61,9 +69,74 @@ pub struct Args {
 /// One input line: its number and bytes.
 struct Line {
     number: usize,
-    /// The line as read (UTF-8 is checked on the workers, not the reader).
+    /// The line as read (UTF-8 is checked on the workers, not the reader);
+    /// empty for a line over the limit.
     raw: Vec<u8>,
     bytes: usize,
+    /// The line was longer than the limit (this many bytes, without its
+    /// newline): discarded unread.
+    over: Option<usize>,
+}
+
+/// Longest input line read, without its newline: `2 × max_bytes + 1024`.
+/// A reply of `max_bytes` quoted as a JSON string takes up to twice its
+/// size where it holds quotes, backslashes or newlines (more only for
+/// `\u` escapes of control characters), and the other fields of the line
+/// get 1 KiB. The raw reply inside is held to `max_bytes` by the check.
+fn line_limit(max_bytes: usize) -> usize {
+    max_bytes.saturating_mul(2).saturating_add(1024)
+}
+
+/// Read one line into `buf` (its newline and a `\r` before it dropped),
+/// keeping at most `limit` bytes of it: `None` at the end of the input,
+/// else the bytes read (newline included) and, for a line over the limit,
+/// its length without the newline — then `buf` is empty, and the rest of
+/// the line was read and discarded a buffer at a time, never kept.
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::Result<Option<(usize, Option<usize>)>> {
+    let (mut read, mut over, mut ended) = (0usize, false, false);
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            break;
+        }
+        let (used, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if !over {
+            let content = available.get(..used).unwrap_or_default();
+            let content = content.strip_suffix(b"\n").unwrap_or(content);
+            if buf.len() + content.len() > limit.saturating_add(1) {
+                // Over the limit (a `\r` before the newline aside): drop
+                // what was kept, count the rest as it goes by.
+                over = true;
+                *buf = Vec::new();
+            } else {
+                buf.extend_from_slice(content);
+            }
+        }
+        reader.consume(used);
+        read += used;
+        if done {
+            ended = true;
+            break;
+        }
+    }
+    if read == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    if buf.len() > limit {
+        over = true;
+        *buf = Vec::new();
+    }
+    Ok(Some((read, over.then(|| read - usize::from(ended)))))
 }
 
 /// What one line came to.
@@ -181,14 +254,34 @@ fn rate(amount: f64, seconds: f64) -> f64 {
     }
 }
 
-/// Read one input line into a raw reply and the fields to carry.
+/// Deepest nesting read in an input line (the carried fields).
+const LINE_DEPTH: usize = vouch::Limits::MAX_DEPTH_CAP;
+
+/// Read one input line into a raw reply and the fields to carry. Its
+/// input errors are worded as `vouch check` words the same problem in a
+/// reply (the core's reader's sentences, the size limit's).
 fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
-    let Ok(text) = std::str::from_utf8(&line.raw) else {
-        return Outcome::Broken(format!("line {}: not UTF-8", line.number));
+    if let Some(len) = line.over {
+        let limit = line_limit(contract.limits().max_bytes);
+        return Outcome::Broken(format!(
+            "line {}: (root): the line is {len} bytes, over the limit of {limit} (twice the contract's max_bytes, plus 1024)",
+            line.number
+        ));
+    }
+    let text = match std::str::from_utf8(&line.raw) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = line.raw.get(..e.valid_up_to()).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
+            let column = valid.chars().count() + 1;
+            return Outcome::Broken(format!(
+                "line {}: (root): not JSON: invalid UTF-8 at line 1, column {column}",
+                line.number
+            ));
+        }
     };
-    let parsed: Value = match serde_json::from_str(text) {
+    let parsed: Value = match vouch::read_json(text, LINE_DEPTH) {
         Ok(v) => v,
-        Err(e) => return Outcome::Broken(format!("line {}: not JSON: {e}", line.number)),
+        Err(e) => return Outcome::Broken(format!("line {}: {}", line.number, e.message)),
     };
     match parsed {
         Value::String(raw) => Outcome::Verdict { carried: Map::new(), verdict: contract.check_str(&raw) },
@@ -231,7 +324,7 @@ fn spawn_writer(
 }
 
 /// Cut the input into bounded chunks on a reader thread.
-fn spawn_reader(input: Box<dyn Read + Send>) -> mpsc::Receiver<io::Result<Vec<Line>>> {
+fn spawn_reader(input: Box<dyn Read + Send>, limit: usize) -> mpsc::Receiver<io::Result<Vec<Line>>> {
     let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
     std::thread::spawn(move || {
         let mut reader = BufReader::with_capacity(1 << 20, input);
@@ -241,16 +334,14 @@ fn spawn_reader(input: Box<dyn Read + Send>) -> mpsc::Receiver<io::Result<Vec<Li
             let mut bytes = 0;
             while chunk.len() < CHUNK_LINES && bytes < CHUNK_BYTES {
                 let mut buf = Vec::new();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
+                match read_line(&mut reader, &mut buf, limit) {
+                    Ok(None) => break,
+                    Ok(Some((n, over))) => {
                         number += 1;
-                        bytes += n;
-                        while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                            buf.pop();
-                        }
+                        // A line over the limit is not kept: it does not fill the chunk.
+                        bytes += n.min(limit);
                         // Invalid UTF-8 on a line is that line's input error, not the end.
-                        chunk.push(Line { number, raw: buf, bytes: n });
+                        chunk.push(Line { number, raw: buf, bytes: n, over });
                     }
                     Err(e) => {
                         let _ = tx.send(Err(e));
@@ -328,11 +419,11 @@ pub fn run(args: &Args) -> u8 {
     let bar = progress(args, total);
     let started = Instant::now();
     let mut summary = Summary::default();
-    for chunk in spawn_reader(input) {
+    for chunk in spawn_reader(input, line_limit(contract.limits().max_bytes)) {
         let chunk = match chunk {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("vouch: reading the input failed: {e}");
+                eprintln!("vouch: cannot read the input: {e}");
                 return EXIT_USAGE;
             }
         };

@@ -26,14 +26,15 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let raw = match load::reply(args.reply.as_deref()) {
+    let max_bytes = contract.limits().max_bytes;
+    let reply = match load::reply(args.reply.as_deref(), max_bytes) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("vouch: {e}");
             return EXIT_USAGE;
         }
     };
-    let verdict = contract.check(&raw);
+    let verdict = reply.check(&contract);
     if args.json {
         outln!("{}", verdict.to_json());
     } else {

@@ -20,18 +20,52 @@ pub fn contract(path: &Path) -> Result<Contract, String> {
     })
 }
 
-/// Read a reply from a file, or from standard input for `-` or no argument.
-/// Bytes, not text: invalid UTF-8 is the core's to refuse.
-pub fn reply(path: Option<&Path>) -> Result<Vec<u8>, String> {
+/// A reply as read: at most the contract's `max_bytes` + 1 bytes.
+pub struct Reply {
+    /// The bytes read (all of the reply unless `over`).
+    pub bytes: Vec<u8>,
+    /// The reply has more than `max_bytes` bytes: reading stopped at
+    /// `max_bytes + 1`, and the rest was left unread.
+    pub over: bool,
+}
+
+/// Read a reply from a file, or from standard input for `-` or no argument,
+/// stopping after `max_bytes + 1` bytes: a reply over the limit is refused
+/// without reading the rest, so memory stays ~`max_bytes` whatever the
+/// input's size. Bytes, not text: invalid UTF-8 is the core's to refuse.
+pub fn reply(path: Option<&Path>, max_bytes: usize) -> Result<Reply, String> {
     match path {
-        None => stdin(),
-        Some(p) if p == Path::new("-") => stdin(),
-        Some(p) => std::fs::read(p).map_err(|e| format!("{}: cannot read the reply: {e}", p.display())),
+        None => stdin(max_bytes),
+        Some(p) if p == Path::new("-") => stdin(max_bytes),
+        Some(p) => {
+            let file = std::fs::File::open(p).map_err(|e| format!("{}: cannot read the reply: {e}", p.display()))?;
+            bounded(file, max_bytes).map_err(|e| format!("{}: cannot read the reply: {e}", p.display()))
+        }
     }
 }
 
-fn stdin() -> Result<Vec<u8>, String> {
-    let mut buf = Vec::new();
-    std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
-    Ok(buf)
+fn stdin(max_bytes: usize) -> Result<Reply, String> {
+    bounded(std::io::stdin().lock(), max_bytes).map_err(|e| format!("cannot read standard input: {e}"))
+}
+
+impl Reply {
+    /// The contract's verdict on the reply: over the limit, refused as the
+    /// core refuses it (`too_large`, "at least N bytes": the rest was not
+    /// read); else checked.
+    pub fn check(&self, contract: &Contract) -> vouch::Verdict {
+        if self.over {
+            contract.refuse_too_large(self.bytes.len())
+        } else {
+            contract.check(&self.bytes)
+        }
+    }
+}
+
+/// At most `max_bytes + 1` bytes of `input`.
+fn bounded(input: impl Read, max_bytes: usize) -> std::io::Result<Reply> {
+    let cap = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+    let mut bytes = Vec::new();
+    input.take(cap).read_to_end(&mut bytes)?;
+    let over = bytes.len() > max_bytes;
+    Ok(Reply { bytes, over })
 }

@@ -66,7 +66,9 @@ fn broken_lines_are_reported_and_processing_goes_on() {
     assert_eq!(errors.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [2, 3, 4, 5, 6, 7]);
     assert!(errors[1].1.contains("no field \"raw\""), "{:?}", errors);
     assert!(errors[3].1.contains("\"raw\" is not a string"), "{:?}", errors);
-    assert!(errors[5].1.contains("not UTF-8"), "{:?}", errors);
+    // Worded as `vouch check` words a reply that is not UTF-8.
+    assert_eq!(errors[5].1, "line 7: (root): not JSON: invalid UTF-8 at line 1, column 1", "{:?}", errors);
+    assert!(errors[0].1.starts_with("line 2: (root): not JSON: "), "{:?}", errors);
     assert_eq!(got[7]["verdict"]["pass"], json!(true));
     assert!(text(&out.stderr).contains("6 input errors"));
 }
@@ -111,4 +113,72 @@ fn human_summary() {
     let summary: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
     insta::assert_snapshot!("batch_summary", summary[..summary.len() - 1].join("\n"));
     assert!(summary.last().unwrap().contains("lines/s"));
+}
+
+/// Each line is read as strictly as a reply: a repeated key is an input
+/// error with the line number and the key's path, never resolved to the
+/// last one.
+#[test]
+fn repeated_keys_in_a_line_are_input_errors() {
+    let two_raws = format!(r#"{{"raw": {}, "raw": "{{}}"}}"#, json!(OK));
+    let two_ids = format!(r#"{{"id": 1, "raw": {}, "id": 2}}"#, json!(OK));
+    let nested = format!(r#"{{"meta": {{"a": 1, "\u0061": 2}}, "raw": {}}}"#, json!(OK));
+    let input = format!("{}\n{two_raws}\n{two_ids}\n{nested}\n{}\n", json!(OK), json!({"raw": OK, "id": 3}));
+    let out = vouch(&["batch", "-c", PLATE, "-q"], Some(input.as_bytes()));
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let got = lines(&out.stdout);
+    assert_eq!(got.len(), 5);
+    assert_eq!(got[0]["verdict"]["pass"], json!(true));
+    let error = |i: usize| got[i]["input_error"].as_str().unwrap_or_default().to_owned();
+    assert!(error(1).starts_with("line 2: /raw: "), "{}", error(1));
+    assert!(
+        error(1).contains("duplicate") || error(1).contains("twice") || error(1).contains("repeat"),
+        "{}",
+        error(1)
+    );
+    assert!(error(2).starts_with("line 3: /id: "), "{}", error(2));
+    assert!(error(3).starts_with("line 4: /meta/a: "), "{}", error(3));
+    assert!(got[1].get("verdict").is_none());
+    assert_eq!(got[4]["id"], json!(3));
+    assert_eq!(got[4]["verdict"]["pass"], json!(true));
+}
+
+/// A line longer than twice the contract's `max_bytes` plus 1 KiB is an
+/// input error with its number, skipped without being kept; the lines
+/// around it get their verdicts, in order.
+#[test]
+fn an_over_long_line_is_skipped_and_the_run_goes_on() {
+    let contract = scratch(
+        "small-limit.json",
+        br#"{"type": "object", "required": ["a"], "x-vouch": {"limits": {"max_bytes": 100}}}"#,
+    );
+    let contract = contract.to_str().unwrap();
+    // The limit is 2 * 100 + 1024 = 1224 bytes.
+    let good = json!({"raw": r#"{"a": 1}"#}).to_string();
+    let at_limit = json!({"raw": "x".repeat(1224 - 10)}).to_string();
+    assert_eq!(at_limit.len(), 1224);
+    let long = json!({"raw": "x".repeat(5_000_000)}).to_string();
+    let input = format!("{good}\n{long}\n{good}\n{at_limit}\n{long}\r\n{good}\n{long}");
+    let out = vouch(&["batch", "-c", contract, "-q"], Some(input.as_bytes()));
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let got = lines(&out.stdout);
+    assert_eq!(got.len(), 7);
+    for (i, line) in got.iter().enumerate() {
+        assert_eq!(line["line"], json!(i + 1));
+    }
+    for i in [0, 2, 5] {
+        assert_eq!(got[i]["verdict"]["outcome"], json!("accepted"), "line {}", i + 1);
+    }
+    // A line within the limit holding a reply over `max_bytes`: the core's refusal.
+    assert_eq!(got[3]["verdict"]["problems"][0]["code"], json!("too_large"));
+    for i in [1, 4, 6] {
+        let e = got[i]["input_error"].as_str().unwrap();
+        let want = format!(
+            "line {}: (root): the line is {} bytes, over the limit of 1224 (twice the contract's max_bytes, plus 1024)",
+            i + 1,
+            long.len() + usize::from(i == 4)
+        );
+        assert_eq!(e, want);
+    }
+    assert!(text(&out.stderr).contains("7 lines: 3 accepted (0 repaired, 0 with findings), 1 refused, 3 input errors"));
 }

@@ -111,7 +111,55 @@ fn prose_open_strings(n: usize) -> Vec<u8> {
 /// Prose unwrap declared (the hostile rows for `read/unwrap.rs`).
 const PROSE: &str = r#"{"x-vouch": {"unwrap": ["prose"]}}"#;
 
+/// `n` items, `0` repeated (`[0,0,…]`): the review's reply under `clamp`.
+fn zeros(n: usize) -> Vec<u8> {
+    let mut raw = b"[".to_vec();
+    for i in 0..n {
+        raw.extend_from_slice(if i == 0 { b"0" } else { b",0" });
+    }
+    raw.push(b']');
+    raw
+}
+
+/// `n` items, the first 500 `0` (clamped), the rest `1` (valid).
+fn few_zeros(n: usize) -> Vec<u8> {
+    let mut raw = b"[".to_vec();
+    for i in 0..n {
+        if i > 0 {
+            raw.push(b',');
+        }
+        raw.push(if i < 500 { b'0' } else { b'1' });
+    }
+    raw.push(b']');
+    raw
+}
+
+/// `n` items `"  a  "`, each trimmed.
+fn spaced(n: usize) -> Vec<u8> {
+    let mut raw = b"[".to_vec();
+    for i in 0..n {
+        raw.extend_from_slice(if i == 0 { br#""  a  ""# } else { br#","  a  ""# });
+    }
+    raw.push(b']');
+    raw
+}
+
+const CLAMP: &str = r#"{"type":"array","items":{"type":"integer","minimum":1,"x-vouch":{"repair":["clamp"]}}}"#;
+const CLAMP_UNCAPPED: &str = r#"{"type":"array","items":{"type":"integer","minimum":1,"x-vouch":{"repair":["clamp"]}},
+    "x-vouch":{"limits":{"max_repairs":100000000}}}"#;
+const TRIM: &str = r#"{"type":"array","items":{"type":"string","x-vouch":{"repair":["trim"]}}}"#;
+const TRIM_UNCAPPED: &str = r#"{"type":"array","items":{"type":"string","x-vouch":{"repair":["trim"]}},
+    "x-vouch":{"limits":{"max_repairs":100000000}}}"#;
+
 const CASES: &[Case] = &[
+    // Repair-heavy replies: every item repaired, the cap (1000) hit at once
+    // (refused); 500 repaired, under the cap (accepted); every item repaired
+    // with the cap raised past them (accepted, a log entry per item).
+    Case { name: "clamp_capped", schema: CLAMP, n: 500_000, reply: zeros },
+    Case { name: "clamp_under_cap", schema: CLAMP, n: 500_000, reply: few_zeros },
+    Case { name: "clamp_uncapped", schema: CLAMP_UNCAPPED, n: 25_000, reply: zeros },
+    Case { name: "trim_capped", schema: TRIM, n: 200_000, reply: spaced },
+    Case { name: "trim_uncapped", schema: TRIM_UNCAPPED, n: 25_000, reply: spaced },
     Case { name: "keys", schema: "{}", n: 250_000, reply: wide_object },
     Case { name: "keys_refused", schema: r#"{"additionalProperties":false}"#, n: 250_000, reply: wide_object },
     Case { name: "unique_objects", schema: r#"{"type":"array","uniqueItems":true}"#, n: 50_000, reply: objects },

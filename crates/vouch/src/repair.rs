@@ -14,25 +14,69 @@ use serde_json::{Number, Value};
 use crate::check::is_valid;
 use crate::contract::node::{is_integer, Node, NodeId, Rules, Types};
 use crate::pointer;
-use crate::verdict::{bounded, display_path, excerpt, Repair};
+use crate::verdict::{bounded, bounded_items, display_path, excerpt, Repair};
 
 pub(crate) struct Repairer<'c> {
     nodes: &'c [Node],
     pub log: Vec<Repair>,
     path: String,
+    /// Repairs made so far, those later taken back included (a value
+    /// replaced whole, an item dropped): what the cap counts.
+    made: usize,
+    /// Most repairs this repairer may make.
+    budget: usize,
+    /// Where the repair past the budget was wanted: the repairer stopped
+    /// there, repairing and logging nothing more (the value is half
+    /// repaired and must not be used).
+    over: Option<String>,
 }
 
 impl<'c> Repairer<'c> {
+    /// A repairer without a cap (for values the contract itself holds:
+    /// defaults, fills).
     pub fn new(nodes: &'c [Node]) -> Self {
-        Self { nodes, log: Vec::new(), path: String::new() }
+        Self::with_budget(nodes, usize::MAX)
+    }
+
+    /// A repairer that makes at most `budget` repairs, then stops.
+    pub fn with_budget(nodes: &'c [Node], budget: usize) -> Self {
+        Self { nodes, log: Vec::new(), path: String::new(), made: 0, budget, over: None }
+    }
+
+    /// Repairs made, those taken back included (see [`Self::made`]).
+    pub fn made(&self) -> usize {
+        self.made
+    }
+
+    /// Where the repairer stopped at its budget, if it did.
+    pub fn over(&self) -> Option<&str> {
+        self.over.as_deref()
+    }
+
+    /// Count one repair against the budget: false (and stopped) past it.
+    fn spend(&mut self) -> bool {
+        if self.over.is_some() {
+            return false;
+        }
+        if self.made >= self.budget {
+            self.over = Some(self.path.clone());
+            return false;
+        }
+        self.made += 1;
+        true
     }
 
     fn record(&mut self, rule: &str, before: &Value, after: &Value, what: String) {
+        self.record_bounded(rule, bounded(before), bounded(after), what);
+    }
+
+    /// [`Self::record`] with `before` and `after` already [`bounded`].
+    fn record_bounded(&mut self, rule: &str, before: Value, after: Value, what: String) {
         self.log.push(Repair {
             path: self.path.clone(),
             rule: rule.to_owned(),
-            before: bounded(before),
-            after: bounded(after),
+            before,
+            after,
             message: format!("{}: {what}", display_path(&self.path)),
         });
     }
@@ -61,19 +105,25 @@ impl<'c> Repairer<'c> {
 
     fn repair_here(&mut self, id: NodeId, v: &mut Value) {
         let Some(n) = self.nodes.get(id) else { return };
-        // Nothing below declares a repair: nothing to walk.
-        if !n.policy_below {
+        // Nothing below declares a repair: nothing to walk. Past the
+        // budget, nothing more is repaired.
+        if !n.policy_below || self.over.is_some() {
             return;
         }
         let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
         let default = n.policy.as_ref().and_then(|p| p.default.as_ref());
         let start = self.log.len();
-        let original = rules.default_if_invalid.then(|| v.clone());
+        // What the value was, as the log shows it (bounded: a value replaced
+        // whole is not copied whole, at every level of a deep reply).
+        let original = rules.default_if_invalid.then(|| (bounded(v), excerpt(v)));
 
         if let Some(d) = default {
             if v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL)) {
                 if d.is_null() {
                     // `null` replaced by the default `null` is no repair.
+                    return;
+                }
+                if !self.spend() {
                     return;
                 }
                 self.record("default", v, d, format!("null replaced by the default {}", excerpt(d)));
@@ -88,21 +138,24 @@ impl<'c> Repairer<'c> {
             self.repair(*target, v);
         }
         self.children(n, rules, v);
+        if self.over.is_some() {
+            return;
+        }
         if rules.default_if_invalid && !is_valid(self.nodes, id, v) {
-            if let (Some(d), Some(before)) = (default, original) {
+            if let (Some(d), Some((before, shown))) = (default, original) {
                 // The value is replaced whole; the repairs inside it no longer describe it.
                 self.log.truncate(start);
-                if before == *d {
+                if !shown.ends_with('…') && before == *d {
                     // Replaced by what it was: no repair, nothing to log.
+                    // (Only a value short enough to be its own bounded copy.)
                     *v = before;
                     return;
                 }
-                self.record(
-                    "default_if_invalid",
-                    &before,
-                    d,
-                    format!("{} is invalid, replaced by the default {}", excerpt(&before), excerpt(d)),
-                );
+                if !self.spend() {
+                    return;
+                }
+                let what = format!("{shown} is invalid, replaced by the default {}", excerpt(d));
+                self.record_bounded("default_if_invalid", before, bounded(d), what);
                 *v = d.clone();
             }
         }
@@ -123,7 +176,7 @@ impl<'c> Repairer<'c> {
                         _ => None,
                     }
                 };
-                if let Some(c) = coerced {
+                if let Some(c) = coerced.filter(|_| self.spend()) {
                     self.record("coerce", v, &c, format!("{} coerced to {}", excerpt(v), excerpt(&c)));
                     *v = c;
                 }
@@ -132,7 +185,7 @@ impl<'c> Repairer<'c> {
         if rules.round {
             if let Value::Number(x) = &*v {
                 if !is_integer(x) {
-                    if let Some(r) = x.as_f64().map(f64::round).and_then(float_to_number) {
+                    if let Some(r) = x.as_f64().map(f64::round).and_then(float_to_number).filter(|_| self.spend()) {
                         let after = Value::Number(r);
                         self.record("round", v, &after, format!("{} rounded to {}", excerpt(v), excerpt(&after)));
                         *v = after;
@@ -142,7 +195,7 @@ impl<'c> Repairer<'c> {
         }
         if rules.clamp {
             if let Value::Number(x) = &*v {
-                if let Some(c) = clamp(n, x) {
+                if let Some(c) = clamp(n, x).filter(|_| self.spend()) {
                     let after = Value::Number(c);
                     self.record("clamp", v, &after, format!("{} clamped to {}", excerpt(v), excerpt(&after)));
                     *v = after;
@@ -152,7 +205,7 @@ impl<'c> Repairer<'c> {
         if let Value::String(s) = v {
             if rules.trim {
                 let t = s.trim();
-                if t.len() != s.len() {
+                if t.len() != s.len() && self.spend() {
                     let before = Value::String(s.clone());
                     *s = t.to_owned();
                     let after = Value::String(s.clone());
@@ -165,7 +218,7 @@ impl<'c> Repairer<'c> {
                 if !members.iter().any(|m| m.as_str() == Some(s)) {
                     let lower = s.to_lowercase();
                     let mut hits = members.iter().filter(|m| m.as_str().is_some_and(|m| m.to_lowercase() == lower));
-                    if let (Some(hit), None) = (hits.next(), hits.next()) {
+                    if let (Some(hit), None, true) = (hits.next(), hits.next(), self.spend()) {
                         let after = hit.clone();
                         self.record("enum_case", v, &after, format!("{} matched to {}", excerpt(v), excerpt(&after)));
                         *v = after;
@@ -175,7 +228,7 @@ impl<'c> Repairer<'c> {
         }
         if let (true, Some(max), Value::String(s)) = (rules.truncate, n.max_length, &mut *v) {
             let max = usize::try_from(max).unwrap_or(usize::MAX);
-            if let Some((cut, _)) = s.char_indices().nth(max) {
+            if let Some((cut, _)) = s.char_indices().nth(max).filter(|_| self.spend()) {
                 let before = Value::String(s.clone());
                 s.truncate(cut);
                 if rules.trim {
@@ -198,13 +251,17 @@ impl<'c> Repairer<'c> {
                 .cloned()
                 .collect();
             for key in unknown {
-                if let Some(before) = map.shift_remove(&key) {
-                    let mark = self.path.len();
-                    self.path.push('/');
-                    pointer::push_escaped(&mut self.path, &key);
-                    self.record("strip_unknown", &before, &Value::Null, "undeclared property removed".into());
+                let mark = self.path.len();
+                self.path.push('/');
+                pointer::push_escaped(&mut self.path, &key);
+                if !self.spend() {
                     self.path.truncate(mark);
+                    return;
                 }
+                if let Some(before) = map.shift_remove(&key) {
+                    self.record("strip_unknown", &before, &Value::Null, "undeclared property removed".into());
+                }
+                self.path.truncate(mark);
             }
         }
     }
@@ -217,8 +274,12 @@ impl<'c> Repairer<'c> {
                 for (name, id) in &n.properties {
                     if !map.contains_key(name) {
                         if let Some(d) = self.default_of(*id) {
-                            fresh.push(name);
                             let mark = self.enter(name);
+                            if !self.spend() {
+                                self.path.truncate(mark);
+                                return;
+                            }
+                            fresh.push(name);
                             self.log.push(filled(self.path.clone(), d));
                             self.path.truncate(mark);
                             map.insert(name.clone(), d.clone());
@@ -226,6 +287,9 @@ impl<'c> Repairer<'c> {
                     }
                 }
                 for (key, item) in map.iter_mut() {
+                    if self.over.is_some() {
+                        return;
+                    }
                     if fresh.contains(&key.as_str()) {
                         continue;
                     }
@@ -249,8 +313,13 @@ impl<'c> Repairer<'c> {
             }
             Value::Array(items) => {
                 let first = self.log.len();
-                let mut spans = Vec::with_capacity(items.len());
+                // Each item's log entries, kept only where items may be dropped.
+                let drops = rules.drop_invalid_items && n.items.is_some();
+                let mut spans = Vec::with_capacity(if drops { items.len() } else { 0 });
                 for (i, item) in items.iter_mut().enumerate() {
+                    if self.over.is_some() {
+                        return;
+                    }
                     let Some(id) = n.prefix_items.get(i).copied().or(n.items) else {
                         break;
                     };
@@ -259,7 +328,9 @@ impl<'c> Repairer<'c> {
                     self.path.push_str(&i.to_string());
                     let start = self.log.len();
                     self.repair(id, item);
-                    spans.push((start, self.log.len()));
+                    if drops {
+                        spans.push((start, self.log.len()));
+                    }
                     self.path.truncate(mark);
                 }
                 if let (true, Some(item_node)) = (rules.drop_invalid_items, n.items) {
@@ -269,7 +340,7 @@ impl<'c> Repairer<'c> {
                         .enumerate()
                         .map(|(i, item)| i < skip || is_valid(self.nodes, item_node, item))
                         .collect();
-                    if keep.contains(&false) {
+                    if keep.contains(&false) && self.spend() {
                         // Drop the log entries of the items removed.
                         let logs: Vec<Repair> = self.log.drain(first..).collect();
                         let mut kept_logs = Vec::new();
@@ -279,19 +350,19 @@ impl<'c> Repairer<'c> {
                             }
                         }
                         self.log.extend(kept_logs);
-                        let before = Value::Array(items.clone());
+                        let before = bounded_items(items);
                         let dropped: Vec<String> =
                             keep.iter().enumerate().filter(|(_, k)| !**k).map(|(i, _)| i.to_string()).collect();
                         let mut flags = keep.iter();
                         items.retain(|_| flags.next().copied().unwrap_or(true));
-                        let after = Value::Array(items.clone());
+                        let after = bounded_items(items);
                         let what = format!(
                             "dropped {} invalid item{} ({})",
                             dropped.len(),
                             if dropped.len() == 1 { "" } else { "s" },
                             dropped.join(", ")
                         );
-                        self.record("drop_invalid_items", &before, &after, what);
+                        self.record_bounded("drop_invalid_items", before, after, what);
                     }
                 }
             }

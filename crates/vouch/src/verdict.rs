@@ -89,6 +89,10 @@ pub enum ProblemCode {
     /// repaired value changes it again (repairs on two nodes that undo each
     /// other). A contract mistake this reply exposed; the value is not used.
     RepairsUnsettled,
+    /// The reply needs more repairs than the contract's `max_repairs`
+    /// limit allows: the model answered, but the answer needs more mending
+    /// than cosmetic repairs are for. The repairer stops at the cap.
+    TooManyRepairs,
 }
 
 impl ProblemCode {
@@ -118,6 +122,7 @@ impl ProblemCode {
             Self::NotUnique => "not_unique",
             Self::NoMatch => "no_match",
             Self::RepairsUnsettled => "repairs_unsettled",
+            Self::TooManyRepairs => "too_many_repairs",
         }
     }
 
@@ -146,7 +151,8 @@ impl ProblemCode {
             | Self::UnexpectedProperty
             | Self::NotUnique
             | Self::NoMatch
-            | Self::RepairsUnsettled => ProblemClass::BadAnswer,
+            | Self::RepairsUnsettled
+            | Self::TooManyRepairs => ProblemClass::BadAnswer,
         }
     }
 }
@@ -580,6 +586,20 @@ pub(crate) fn bounded(value: &Value) -> Value {
         Value::String(ex)
     } else {
         value.clone()
+    }
+}
+
+/// [`bounded`] of an array of these items, without building the array:
+/// the log of a repair that changed a long array costs its excerpt only.
+#[must_use]
+pub(crate) fn bounded_items(items: &[Value]) -> Value {
+    let mut w = BoundedWriter { buf: String::new(), chars: 0, full: false };
+    let _ = serde_json::to_writer(&mut w, items);
+    if w.full {
+        w.buf.push('…');
+        Value::String(w.buf)
+    } else {
+        Value::Array(items.to_vec())
     }
 }
 

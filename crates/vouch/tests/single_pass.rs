@@ -35,7 +35,12 @@ fn same_verdict(contract: &Contract, raw: &[u8], what: &str) -> bool {
     }
     if let vouch::Verdict::Accepted(a) = contract.check(raw) {
         // The text handed on reads, with vouch's own reader, as the value vouched for.
-        let limits = vouch::Limits { max_bytes: usize::MAX, max_depth: vouch::Limits::MAX_DEPTH_CAP, max_problems: 1 };
+        let limits = vouch::Limits {
+            max_bytes: usize::MAX,
+            max_depth: vouch::Limits::MAX_DEPTH_CAP,
+            max_problems: 1,
+            max_repairs: 1,
+        };
         let any = Contract::from_json_str("{}").unwrap().with_limits(limits).unwrap();
         if let Some(read) = any.check_str(&a.json()).value() {
             assert_eq!(read, a.value(), "{what}: json() reads as another value");
@@ -475,4 +480,69 @@ fn accepted_as_sent_keeps_its_text() {
     let trimmed = Contract::from_value(json!({"type": "string", "x-vouch": {"repair": ["trim"]}})).unwrap();
     let vouch::Verdict::Accepted(a) = trimmed.check(r#"" x ""#) else { panic!("refused") };
     assert_eq!(a.json(), r#""x""#);
+}
+
+/// `max_repairs`: at every cap around the number of repairs a reply needs,
+/// the single pass and the streamed report stand aside exactly where the
+/// full path refuses (`too_many_repairs`), and agree with it elsewhere.
+#[test]
+fn repair_caps_are_the_full_paths() {
+    let root = common::project_root().join("examples");
+    let mut cases: Vec<(Contract, Vec<Vec<u8>>)> = Vec::new();
+    for (name, dir) in [("plate", "plate"), ("eligibility", "eligibility")] {
+        let text = std::fs::read_to_string(root.join(format!("contracts/{name}.json"))).unwrap();
+        let contract = Contract::from_json_str(&text).unwrap();
+        let replies = std::fs::read_dir(root.join("replies").join(dir))
+            .unwrap()
+            .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+            .collect();
+        cases.push((contract, replies));
+    }
+    let clamp = json!({"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 9,
+        "x-vouch": {"repair": ["clamp", "round", "coerce"]}}});
+    let fills = json!({"type": "object", "properties": {
+        "a": {"type": "integer", "minimum": 0, "x-vouch": {"repair": ["clamp"]}},
+        "b": {"type": "string", "maxLength": 3, "x-vouch": {"repair": ["trim", "truncate"]}},
+        "c": {"type": "object", "properties": {
+            "d": {"type": "integer", "x-vouch": {"default": 1}},
+            "e": {"type": "integer", "x-vouch": {"default": 2}}}},
+        "f": {"type": "integer", "x-vouch": {"default": 3}},
+        "g": {"type": "integer", "maximum": 5, "x-vouch": {"repair": ["clamp", "default_if_invalid"], "default": 0}}},
+        "required": ["a", "c"]});
+    let replies = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+    cases.push((
+        Contract::from_value(clamp).unwrap(),
+        replies(&["[]", "[0]", "[0,0]", "[0,5,0,\"3\",1.5]", "[0,0,0,0,0,\"x\"]", "[0,0,0,0,{}]", "[0,0,0,0,0"]),
+    ));
+    cases.push((
+        Contract::from_value(fills).unwrap(),
+        replies(&[
+            "{}",
+            r#"{"a": -1, "c": {}}"#,
+            r#"{"a": -1, "b": " abcd ", "c": {}}"#,
+            r#"{"a": -1, "b": " abcd ", "c": {"d": 0}, "g": 9}"#,
+            r#"{"c": {}, "a": -1, "b": "x", "g": "no"}"#,
+            r#"{"a": -1, "b": " ab ", "c": {"d": "x"}}"#,
+            r#"{"a": -1, "b": " ab ", "c": {}, "z": 1}"#,
+            r#"{"a": -1, "b": " ab ", "c": {}, "a": 2}"#,
+            r#"{"a": -1, "b": " ab ", "c": {"e": 1}, "f": "no"}"#,
+        ]),
+    ));
+    let mut capped = 0;
+    for (contract, replies) in &cases {
+        for raw in replies {
+            for max in 1..=8 {
+                let limits = vouch::Limits { max_repairs: max, ..contract.limits() };
+                let c = contract.clone().with_limits(limits).unwrap();
+                same_verdict(&c, raw, "max_repairs");
+                let verdict = c.check(raw);
+                assert!(verdict.repairs().iter().filter(|r| r.rule != "unwrap").count() <= max);
+                if verdict.problems().iter().any(|p| p.code.as_str() == "too_many_repairs") {
+                    capped += 1;
+                    assert_eq!(verdict.problems().len(), 1);
+                }
+            }
+        }
+    }
+    assert!(capped >= 20, "only {capped} replies hit the cap");
 }

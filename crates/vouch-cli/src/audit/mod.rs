@@ -91,8 +91,8 @@ pub fn show(raw: &[u8]) -> String {
 
 fn base_reply(args: &Args, contract: &Contract) -> Result<Option<Value>, String> {
     if let Some(path) = &args.example {
-        let raw = load::reply(Some(path))?;
-        return match contract.check(&raw) {
+        let reply = load::reply(Some(path), contract.limits().max_bytes)?;
+        return match reply.check(contract) {
             Verdict::Accepted(a) => Ok(Some(a.into_value())),
             Verdict::Refused(r) => Err(format!(
                 "{}: the example is refused by the contract: {}",

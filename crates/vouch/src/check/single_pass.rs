@@ -197,13 +197,15 @@ pub(crate) fn run<'c, 't>(
     plans: &'c [Plan],
     root: NodeId,
     text: &'t str,
-    (max_depth, integers): (usize, Integers),
+    (max_depth, max_repairs, integers): (usize, usize, Integers),
 ) -> Outcome<'c, 't> {
     let mut pass = SinglePass {
         nodes,
         plans,
         p: Parser::at(text, 0, integers),
         max_depth,
+        max_repairs,
+        made: 0,
         changes: Vec::new(),
         error: None,
         verbatim: true,
@@ -264,9 +266,21 @@ pub(crate) struct Change<'c> {
 enum Made<'c> {
     /// `comma`: a member comes before it.
     Fill { fill: &'c Fill, comma: bool },
-    /// The repaired scalar as JSON, how deep it nests, and the repair
-    /// pass's log for it (paths relative to the scalar).
-    Repaired { json: String, depth: usize, log: Vec<Repair> },
+    /// The repaired scalar as JSON, how deep it nests, the repair pass's
+    /// log for it (paths relative to the scalar), and how many repairs it
+    /// counts against `max_repairs` (those taken back included).
+    Repaired { json: String, depth: usize, log: Vec<Repair>, made: usize },
+}
+
+impl Change<'_> {
+    /// The repairs this change counts against `max_repairs`, as the repair
+    /// pass counts them.
+    pub(super) fn made(&self) -> usize {
+        match &self.made {
+            Made::Fill { .. } => 1,
+            Made::Repaired { made, .. } => *made,
+        }
+    }
 }
 
 /// A reply the single pass accepted with changes, as text — each default
@@ -288,7 +302,7 @@ pub(crate) fn changed_text(text: &str, mut changes: Vec<Change<'_>>) -> (String,
                 deeper = deeper.max(fill.depth);
                 extra += fill.member.len() + 1;
             }
-            Made::Repaired { json, depth, log } => {
+            Made::Repaired { json, depth, log, .. } => {
                 for mut r in log.drain(..) {
                     relocate(&mut r, &c.path);
                     repairs.push(r);
@@ -337,6 +351,11 @@ struct SinglePass<'c, 't> {
     plans: &'c [Plan],
     p: Parser<'t>,
     max_depth: usize,
+    /// Most repairs the contract allows (`Limits::max_repairs`): past it
+    /// the pass stands aside, so the full path refuses.
+    max_repairs: usize,
+    /// Repairs counted so far (see [`Change::made`]).
+    made: usize,
     /// Changes made so far, in the order the repair pass logs them.
     changes: Vec<Change<'c>>,
     /// Why reading stopped, when it is exactly the full path reader's error.
@@ -362,6 +381,8 @@ pub(crate) struct Resume<'t> {
     pub(super) members: u64,
     pub(super) required_seen: usize,
     pub(super) next: usize,
+    /// The repairs the single pass counted before `at` (see [`Change::made`]).
+    pub(super) made: usize,
 }
 
 /// An object member's key: the name declared next, met as raw bytes, or a
@@ -601,10 +622,12 @@ impl<'c, 't> SinglePass<'c, 't> {
                 // Only the node's own rules can apply to a scalar.
                 leaves_valid_scalar_alone(n, v)
             } else {
+                // One repair is enough to doubt: the probe stops there, and
+                // counts a repair taken back (the full path counts it).
                 let mut probe = v.clone();
-                let mut r = Repairer::new(self.nodes);
+                let mut r = Repairer::with_budget(self.nodes, 1);
                 r.repair(id, &mut probe);
-                r.log.is_empty()
+                r.made() == 0 && r.over().is_none()
             };
             if !untouched {
                 return Err(Stop::Doubt);
@@ -625,9 +648,10 @@ impl<'c, 't> SinglePass<'c, 't> {
     /// Anything else is doubted (the full path repairs, or refuses).
     fn repair_scalar(&mut self, id: NodeId, sent: Value, start: usize) -> Pass<()> {
         let mut repaired = sent;
-        let mut r = Repairer::new(self.nodes);
+        // Past the contract's cap on repairs, the full path refuses.
+        let mut r = Repairer::with_budget(self.nodes, self.max_repairs.saturating_sub(self.made));
         r.repair(id, &mut repaired);
-        if r.log.is_empty() {
+        if r.log.is_empty() || r.over().is_some() {
             return Err(Stop::Doubt);
         }
         // The repair pass's next round must find nothing more to do.
@@ -639,7 +663,9 @@ impl<'c, 't> SinglePass<'c, 't> {
         }
         let json = repaired.to_string();
         let depth = crate::contract::depth(&repaired);
-        let made = Made::Repaired { json, depth, log: r.log };
+        let count = r.made();
+        self.made += count;
+        let made = Made::Repaired { json, depth, log: r.log, made: count };
         self.changes.push(Change { path: String::new(), at: start, end: self.p.pos, made });
         Ok(())
     }
@@ -764,6 +790,8 @@ impl<'c, 't> SinglePass<'c, 't> {
                         Some((i, _, _)) => seen.remove(i),
                         None => others.remove(key.as_str()),
                     }
+                    // The repairs made in the members before this one.
+                    let made = self.changes.iter().filter(|c| c.at < member_at).map(Change::made).sum();
                     self.resume = Some(Resume {
                         node: id,
                         at: member_at,
@@ -773,6 +801,7 @@ impl<'c, 't> SinglePass<'c, 't> {
                         members,
                         required_seen: required_before,
                         next: next_before,
+                        made,
                     });
                     return Err(Stop::Doubt);
                 }
@@ -798,12 +827,19 @@ impl<'c, 't> SinglePass<'c, 't> {
         {
             if depth == 0 && own.is_empty() {
                 // Every member read without a problem: a report starts at the close.
-                let resume = Resume { node: id, at: close, closing: true, seen, others, members, required_seen, next };
+                let made = self.made;
+                let resume =
+                    Resume { node: id, at: close, closing: true, seen, others, members, required_seen, next, made };
                 self.resume = Some(resume);
             }
             return Err(Stop::Doubt);
         }
         if !own.is_empty() {
+            // Each fill is a repair: past the cap, the full path refuses.
+            self.made += own.len();
+            if self.made > self.max_repairs {
+                return Err(Stop::Doubt);
+            }
             let at = first_fill.min(self.changes.len());
             self.changes.splice(at..at, own);
         }

@@ -40,11 +40,13 @@ pub(crate) fn report<'t>(
     plans: &[Plan],
     root: NodeId,
     text: &'t str,
-    (max_depth, max_problems, integers): (usize, usize, Integers),
+    (max_depth, max_problems, max_repairs, integers): (usize, usize, usize, Integers),
     repairs: bool,
     resume: Option<Resume<'t>>,
 ) -> Option<Vec<Problem>> {
-    let mut r = Reporter { nodes, plans, p: Parser::at(text, 0, integers), max_depth, path: Vec::new(), repairs };
+    let made = resume.as_ref().map_or(0, |r| r.made);
+    let p = Parser::at(text, 0, integers);
+    let mut r = Reporter { nodes, plans, p, max_depth, path: Vec::new(), repairs, max_repairs, made };
     let mut problems = Vec::new();
     match resume {
         Some(resume) => {
@@ -75,6 +77,11 @@ struct Reporter<'c, 't> {
     path: Vec<Segment<'c, 't>>,
     /// The contract declares repairs: report the reply as repaired.
     repairs: bool,
+    /// Most repairs the contract allows: past it the full path refuses
+    /// (`too_many_repairs`), so the report stands aside.
+    max_repairs: usize,
+    /// Repairs counted so far, as the repair pass counts them.
+    made: usize,
 }
 
 /// One step of a path: a member's key, an index.
@@ -171,8 +178,12 @@ impl<'c, 't> Reporter<'c, 't> {
         if leaves_valid_scalar_alone(n, &v) && is_valid_here(self.nodes, id, &v) {
             return Some(());
         }
-        let mut r = Repairer::new(self.nodes);
+        let mut r = Repairer::with_budget(self.nodes, self.max_repairs.saturating_sub(self.made));
         r.repair(id, &mut v);
+        if r.over().is_some() {
+            return None;
+        }
+        self.made += r.made();
         if !r.log.is_empty() {
             let mut again = v.clone();
             let mut next = Repairer::new(self.nodes);
@@ -295,6 +306,11 @@ impl<'c, 't> Reporter<'c, 't> {
         // Missing properties with a default are filled, as the repair pass fills them.
         for fill in fills {
             if !seen.contains(fill.position()) {
+                // A fill is a repair: past the cap, the full path refuses.
+                self.made += 1;
+                if self.made > self.max_repairs {
+                    return None;
+                }
                 seen.insert(fill.position());
                 required_seen += usize::from(fill.required());
                 members += 1;

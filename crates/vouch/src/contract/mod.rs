@@ -96,6 +96,7 @@ impl Contract {
             max_bytes: rp.max_bytes.unwrap_or(defaults.max_bytes),
             max_depth: rp.max_depth.unwrap_or(defaults.max_depth),
             max_problems: rp.max_problems.unwrap_or(defaults.max_problems),
+            max_repairs: rp.max_repairs.unwrap_or(defaults.max_repairs),
         };
         let repairs = compiled.nodes.iter().any(|n| n.policy.as_ref().is_some_and(|p| p.repairs()));
         let findings = compiled.nodes.iter().any(|n| n.policy.as_ref().is_some_and(|p| !p.findings.is_empty()));
@@ -122,6 +123,7 @@ impl Contract {
             || limits.max_depth > Limits::MAX_DEPTH_CAP
             || limits.max_bytes == 0
             || limits.max_problems == 0
+            || limits.max_repairs == 0
         {
             return Err(CompileError::new(
                 CompileErrorKind::BadPolicy,
@@ -244,7 +246,13 @@ impl Contract {
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
                 matches!(
-                    single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.integers)),
+                    single_pass::run(
+                        &self.nodes,
+                        &self.plans,
+                        self.root,
+                        text,
+                        (self.limits.max_depth, self.limits.max_repairs, self.integers)
+                    ),
                     single_pass::Outcome::Accepted(..)
                 )
             })
@@ -261,7 +269,13 @@ impl Contract {
             return false;
         }
         let Ok(text) = std::str::from_utf8(raw) else { return false };
-        match single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.integers)) {
+        match single_pass::run(
+            &self.nodes,
+            &self.plans,
+            self.root,
+            text,
+            (self.limits.max_depth, self.limits.max_repairs, self.integers),
+        ) {
             single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
             single_pass::Outcome::Doubted(resume) => self.streamed_report(text, resume).is_some(),
             _ => false,
@@ -269,7 +283,13 @@ impl Contract {
     }
 
     fn run_single_pass<'t>(&self, text: &'t str) -> single_pass::Outcome<'_, 't> {
-        single_pass::run(&self.nodes, &self.plans, self.root, text, (self.limits.max_depth, self.integers))
+        single_pass::run(
+            &self.nodes,
+            &self.plans,
+            self.root,
+            text,
+            (self.limits.max_depth, self.limits.max_repairs, self.integers),
+        )
     }
 
     /// A reply accepted by the single pass with changes: the text with them
@@ -281,7 +301,7 @@ impl Contract {
     }
 
     fn streamed_report<'t>(&self, text: &'t str, resume: Option<single_pass::Resume<'t>>) -> Option<Vec<Problem>> {
-        let limits = (self.limits.max_depth, self.limits.max_problems, self.integers);
+        let limits = (self.limits.max_depth, self.limits.max_problems, self.limits.max_repairs, self.integers);
         check::streamed_report::report(&self.nodes, &self.plans, self.root, text, limits, self.repairs, resume)
     }
 
@@ -344,10 +364,20 @@ impl Contract {
     /// branch fills a default the other strips) or feed each other (one trims
     /// what the other truncated): after [`MAX_REPAIR_PASSES`] passes that
     /// still change the value, the reply is refused (`repairs_unsettled`).
+    ///
+    /// At most `max_repairs` repairs are made over all passes (those a later
+    /// step took back included): the repairer stops at the cap, and a reply
+    /// needing more is refused (`too_many_repairs`), so the log never grows
+    /// past the cap however many values a reply holds.
     fn repair_until_settled(&self, value: &mut Value, repairs: &mut Vec<Repair>) -> Result<(), Box<Problem>> {
+        let mut budget = self.limits.max_repairs;
         for pass in 0..=MAX_REPAIR_PASSES {
-            let mut r = crate::repair::Repairer::new(&self.nodes);
+            let mut r = crate::repair::Repairer::with_budget(&self.nodes, budget);
             r.repair(self.root, value);
+            if let Some(path) = r.over() {
+                return Err(Box::new(self.too_many_repairs(path)));
+            }
+            budget -= r.made().min(budget);
             let Some(first) = r.log.first() else {
                 return Ok(());
             };
@@ -367,6 +397,33 @@ impl Contract {
             repairs.extend(r.log);
         }
         Ok(())
+    }
+}
+
+impl Contract {
+    /// The refusal of a reply whose repairs would pass `max_repairs`, at the
+    /// path of the first repair past the cap.
+    fn too_many_repairs(&self, path: &str) -> Problem {
+        let max = self.limits.max_repairs;
+        Problem::new(
+            ProblemCode::TooManyRepairs,
+            path,
+            format!("at most {max} repairs"),
+            format!("more than {max} repairs"),
+            &format!(
+                "the reply needs more than {max} repairs, the contract's max_repairs: more mending than \
+                 cosmetic repairs are for"
+            ),
+        )
+    }
+
+    /// The refusal [`Contract::check`] gives a reply of `len` bytes or more
+    /// over `max_bytes`, for a reader that stops at the limit (it read
+    /// `len` = `max_bytes + 1` bytes and left the rest unread): `too_large`,
+    /// worded "at least `len` bytes".
+    #[must_use]
+    pub fn refuse_too_large(&self, len_at_least: usize) -> Verdict {
+        Verdict::refuse(vec![read::too_large(len_at_least, true, self.limits.max_bytes)])
     }
 }
 

@@ -19,6 +19,7 @@ pub(crate) struct RootPolicy {
     pub max_bytes: Option<usize>,
     pub max_depth: Option<usize>,
     pub max_problems: Option<usize>,
+    pub max_repairs: Option<usize>,
     /// Integers beyond ±(2^53−1) allowed on integer nodes.
     pub big_integers: bool,
     /// Undeclared prototype-named or invisible-character keys allowed.
@@ -130,10 +131,13 @@ pub(crate) fn parse<'a>(
                         "max_bytes" => root.max_bytes = Some(n),
                         "max_depth" => root.max_depth = Some(n),
                         "max_problems" => root.max_problems = Some(n),
+                        "max_repairs" => root.max_repairs = Some(n),
                         _ => {
                             return Err(bad(
                                 location,
-                                format!("unknown limit {name:?}; use max_bytes, max_depth or max_problems"),
+                                format!(
+                                    "unknown limit {name:?}; use max_bytes, max_depth, max_problems or max_repairs"
+                                ),
                             ))
                         }
                     }

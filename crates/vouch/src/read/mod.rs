@@ -20,6 +20,10 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most problems listed in one refusal (default 100).
     pub max_problems: usize,
+    /// Most repairs the declared rules may make to one reply (default
+    /// 1000). A reply needing more is refused (`too_many_repairs`): the
+    /// repairer stops at the cap, so its log never grows past it.
+    pub max_repairs: usize,
 }
 
 impl Limits {
@@ -30,7 +34,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_bytes: 4 * 1024 * 1024, max_depth: 128, max_problems: 100 }
+        Self { max_bytes: 4 * 1024 * 1024, max_depth: 128, max_problems: 100, max_repairs: 1000 }
     }
 }
 
@@ -119,13 +123,7 @@ pub(crate) fn read_reply(
     integers: Integers,
 ) -> Result<(Value, Option<Repair>), Box<Problem>> {
     if raw.len() > limits.max_bytes {
-        return Err(Box::new(Problem::new(
-            ProblemCode::TooLarge,
-            "",
-            format!("at most {} bytes", limits.max_bytes),
-            format!("{} bytes", raw.len()),
-            &format!("the reply is {} bytes, over the limit of {}", raw.len(), limits.max_bytes),
-        )));
+        return Err(Box::new(too_large(raw.len(), false, limits.max_bytes)));
     }
     let text = match std::str::from_utf8(raw) {
         Ok(text) => text,
@@ -144,6 +142,19 @@ pub(crate) fn read_reply(
         }
     };
     read_text(text, limits, unwrap, integers)
+}
+
+/// The refusal of a reply of `len` bytes (`at_least`: or more — a reader
+/// that stopped at the limit) over the limit of `max_bytes`.
+pub(crate) fn too_large(len: usize, at_least: bool, max_bytes: usize) -> Problem {
+    let (got, size) = if at_least { ("at least ", "at least ") } else { ("", "") };
+    Problem::new(
+        ProblemCode::TooLarge,
+        "",
+        format!("at most {max_bytes} bytes"),
+        format!("{got}{len} bytes"),
+        &format!("the reply is {size}{len} bytes, over the limit of {max_bytes}"),
+    )
 }
 
 /// Read a whole reply already known to be UTF-8 and within the size limit.
