@@ -295,6 +295,14 @@ pub(crate) fn faithful(text: &str, read: f64) -> bool {
     written(text) == Some(Decimal::of_double(read))
 }
 
+/// [`faithful`] for an integer written without fraction or exponent beyond
+/// ±(2^53−1): also exactly the double's value, so readers that hold it as a
+/// double hold that very integer (`9007199254740994`, `10^18`), not another
+/// one that prints alike (`1152921504606847000` is held as 2^60).
+pub(crate) fn faithful_integer(text: &str, read: f64) -> bool {
+    written(text).is_some_and(|w| w == Decimal::of_double(read) && w.is_exact_double())
+}
+
 /// Whether a number is a double from 2^53 on that is not exactly the
 /// decimal it stands for (`1e23`, `1.7014118346046923e38`): readers that
 /// take it as an integer (JavaScript's `BigInt`, Python's `int`, `%`) hold
@@ -373,6 +381,8 @@ mod tests {
         assert!(f("1.0") && f("-0") && f("0e999") && f("5e-324") && f("9007199254740994"));
         assert!(!f("0.30000000000000001") && !f("1e-400") && !f("9007199254740993"));
         assert!(!f("0.33333333333333333") && !f("1152921504606846976") && f("1152921504606847000"));
+        let int = |t: &str| faithful_integer(t, t.parse().unwrap_or(f64::NAN));
+        assert!(!int("1152921504606847000") && int("1000000000000000000") && int("9007199254740994"));
         assert!(f("100000000000000000000.000") && f("1e308") && f("1.7014118346046923e+38"));
         let n = |f: f64| Number::from_f64(f).unwrap_or(Number::from(0));
         assert!(inexact_beyond_doubles(&n(1e23)) && inexact_beyond_doubles(&n(2f64.powi(127) * 1.5)));

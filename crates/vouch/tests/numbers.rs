@@ -119,6 +119,10 @@ fn profile(text: &str, big_integers: bool) -> Profile {
         if big_integers && fits {
             return Profile::Readable;
         }
+        // Held in 64 bits, it must also be exactly its double: readers of doubles then hold that very integer.
+        if fits {
+            return if shortest(f) == exact && of_double(f) == exact { Profile::Readable } else { Profile::Imprecise };
+        }
     }
     if shortest(f) == exact {
         Profile::Readable

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
-use crate::decimal::faithful;
+use crate::decimal::{faithful, faithful_integer};
 use crate::verdict::ProblemCode;
 
 /// Why reading failed, and where (byte offset into the text read).
@@ -510,13 +510,13 @@ impl<'a> Parser<'a> {
         if integer {
             if let Some(i) = small_integer(text) {
                 // Within ±(2^53−1) every reader holds it exactly.
-                if (-SAFE_INTEGER..=SAFE_INTEGER).contains(&i) || wide || faithful(text, i as f64) {
+                if (-SAFE_INTEGER..=SAFE_INTEGER).contains(&i) || wide || faithful_integer(text, i as f64) {
                     return Ok(Number::from(i));
                 }
                 return Err(self.imprecise(start, text, i as f64));
             }
             if let Some((n, f)) = big_integer(text) {
-                if wide || faithful(text, f) {
+                if wide || faithful_integer(text, f) {
                     return Ok(n);
                 }
                 return Err(self.imprecise(start, text, f));
