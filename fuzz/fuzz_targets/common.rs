@@ -41,6 +41,7 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
             max_bytes: usize::MAX,
             max_depth: vouch::Limits::MAX_DEPTH_CAP,
             max_problems: 1,
+            ..vouch::Limits::default()
         });
         if let Ok(any) = any {
             // (A key only a declaring contract allows is refused here: nothing to compare.)
