@@ -19,10 +19,20 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> u8 {
-    let contract = match load::contract(&args.contract) {
+    let contract = match load::contract_or_errors(&args.contract) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("vouch: {e}");
+        Err((message, errors)) => {
+            eprintln!("vouch: {}", message.replace('\n', "\nvouch: "));
+            if args.json {
+                // Still exactly one JSON object on standard output.
+                let errors: Vec<serde_json::Value> = errors
+                    .iter()
+                    .flat_map(|e| e.every())
+                    .map(|e| serde_json::json!({"kind": e.kind, "keyword": e.keyword, "location": e.location, "message": load::one_error(e)}))
+                    .collect();
+                let errors = if errors.is_empty() { vec![serde_json::json!({"kind": "unreadable", "message": message})] } else { errors };
+                outln!("{}", serde_json::json!({"outcome": "contract_error", "pass": false, "errors": errors}));
+            }
             return EXIT_USAGE;
         }
     };

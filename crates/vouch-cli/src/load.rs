@@ -12,12 +12,29 @@ pub const EXIT_USAGE: u8 = 2;
 /// it the problem is (line and column for JSON syntax, a JSON Pointer for the
 /// schema).
 pub fn contract(path: &Path) -> Result<Contract, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read the contract: {e}", path.display()))?;
-    Contract::from_json_str(&text).map_err(|e| match e.kind {
-        CompileErrorKind::NotJson => format!("{}: {}", path.display(), e.message),
-        _ => format!("{}: {e}", path.display()),
+    contract_or_errors(path).map_err(|(message, _)| message)
+}
+
+/// [`contract`], keeping the compile errors for a caller that prints them
+/// as JSON (`None`: the file could not be read).
+pub fn contract_or_errors(path: &Path) -> Result<Contract, (String, Option<vouch::CompileError>)> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| (format!("{}: cannot read the contract: {e}", path.display()), None))?;
+    Contract::from_json_str(&text).map_err(|e| {
+        // Every mistake, one per line, each naming the file.
+        let lines: Vec<String> = e.every().map(|err| format!("{}: {}", path.display(), one_error(err))).collect();
+        (lines.join("\n"), Some(e))
     })
+}
+
+/// One compile error without the others it carries.
+pub fn one_error(e: &vouch::CompileError) -> String {
+    if e.kind == CompileErrorKind::NotJson {
+        return e.message.clone();
+    }
+    let at = if e.location.is_empty() { "(root)" } else { e.location.as_str() };
+    let keyword = if e.keyword.is_empty() { String::new() } else { format!("{}: ", e.keyword) };
+    format!("{at}: {keyword}{}", e.message)
 }
 
 /// A reply as read: at most the contract's `max_bytes` + 1 bytes.
@@ -45,6 +62,11 @@ pub fn reply(path: Option<&Path>, max_bytes: usize) -> Result<Reply, String> {
 }
 
 fn stdin(max_bytes: usize) -> Result<Reply, String> {
+    use std::io::IsTerminal as _;
+    if std::io::stdin().is_terminal() {
+        // Nobody piped a reply in: say what vouch is waiting for.
+        eprintln!("vouch: reading the reply from standard input (paste it, then Ctrl-D; or give a file)");
+    }
     bounded(std::io::stdin().lock(), max_bytes).map_err(|e| format!("cannot read standard input: {e}"))
 }
 

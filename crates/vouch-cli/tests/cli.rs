@@ -122,3 +122,27 @@ fn every_subcommand_has_help_with_an_example() {
     let bash = vouch(&["completions", "bash"], None);
     assert!(text(&bash.stdout).contains("_vouch()"), "a bash completion function");
 }
+
+#[test]
+fn a_contract_that_does_not_compile_lists_every_mistake_and_still_prints_one_json_object() {
+    let bad = scratch(
+        "three_typos.json",
+        br#"{"type":"object","propertees":{},"additionalPropeties":false,"properties":{"a":{"maxmimum":3}}}"#,
+    );
+    let bad = bad.to_str().unwrap();
+    let out = vouch(&["check", "--json", "--contract", bad, "-"], Some(b"{}"));
+    assert_eq!(out.status.code(), Some(2));
+    let got: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(got["outcome"], "contract_error");
+    let errors = got["errors"].as_array().unwrap();
+    let named: Vec<(&str, &str)> =
+        errors.iter().map(|e| (e["keyword"].as_str().unwrap(), e["location"].as_str().unwrap())).collect();
+    assert_eq!(named, [("propertees", ""), ("additionalPropeties", ""), ("maxmimum", "/properties/a")]);
+    assert!(errors[0]["message"].as_str().unwrap().contains("did you mean `properties`?"));
+    assert!(errors[2]["message"].as_str().unwrap().contains("did you mean `maximum`?"));
+    // Human: one line per mistake on standard error, each naming the file.
+    let out = vouch(&["check", "--contract", bad, "-"], Some(b"{}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr).lines().filter(|l| l.contains("three_typos.json")).count(), 3);
+    assert!(out.stdout.is_empty());
+}
