@@ -208,14 +208,14 @@ fn ask(args: &Args, asker: &Asker, messages: Vec<Message>, fallback: Option<&ser
     };
     let outcome = runtime.block_on(asker.ask_with_fallback(messages, fallback));
     if args.json {
-        outln!("{}", outcome.to_json());
+        outln!("{}", vouch::to_json_string(&outcome.to_json()));
     } else {
         let report = report(&outcome, args.fallback.as_deref());
         if !report.is_empty() {
             eprint!("{report}");
         }
         if let Some(value) = outcome.value() {
-            outln!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+            outln!("{}", vouch::to_json_pretty(value));
         }
     }
     exit_code(&outcome)

@@ -434,7 +434,7 @@ pub fn run(args: &Args) -> u8 {
                 .map(|line| {
                     let outcome = judge(&contract, &args.field, line);
                     let tally = Tally::of(&outcome);
-                    let text = (!args.summary_only).then(|| output_line(line.number, outcome).to_string());
+                    let text = (!args.summary_only).then(|| vouch::to_json_string(&output_line(line.number, outcome)));
                     (line.bytes, tally, text)
                 })
                 .collect()

@@ -30,7 +30,11 @@ pub fn run(args: &Args) -> u8 {
                     .flat_map(|e| e.every())
                     .map(|e| serde_json::json!({"kind": e.kind, "keyword": e.keyword, "location": e.location, "message": load::one_error(e)}))
                     .collect();
-                let errors = if errors.is_empty() { vec![serde_json::json!({"kind": "unreadable", "message": message})] } else { errors };
+                let errors = if errors.is_empty() {
+                    vec![serde_json::json!({"kind": "unreadable", "message": message})]
+                } else {
+                    errors
+                };
                 outln!("{}", serde_json::json!({"outcome": "contract_error", "pass": false, "errors": errors}));
             }
             return EXIT_USAGE;
@@ -46,7 +50,7 @@ pub fn run(args: &Args) -> u8 {
     };
     let verdict = reply.check(&contract);
     if args.json {
-        outln!("{}", verdict.to_json());
+        outln!("{}", vouch::to_json_string(&verdict.to_json()));
     } else {
         out!("{}", render::human(&verdict));
     }

@@ -46,7 +46,7 @@ pub fn human(verdict: &Verdict) -> String {
             for r in &a.repairs {
                 let _ = writeln!(out, "  repaired {:<18} {}", r.rule, r.message);
             }
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(a.value()).unwrap_or_default());
+            let _ = writeln!(out, "{}", vouch::to_json_pretty(a.value()));
         }
     }
     out

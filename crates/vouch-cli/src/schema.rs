@@ -50,7 +50,7 @@ pub fn run(args: &Args) -> u8 {
     };
     match schema {
         Ok(s) => {
-            outln!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+            outln!("{}", vouch::to_json_pretty(&s));
             0
         }
         Err(e) => {

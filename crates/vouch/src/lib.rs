@@ -52,12 +52,14 @@ mod pointer;
 mod read;
 mod repair;
 mod verdict;
+mod write;
 
 pub use check::format::Format;
 pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
 pub use export::{ExportError, Provider};
 pub use read::{read_json, JsonError, Limits, Unwrap};
 pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
+pub use write::{to_json_pretty, to_json_string};
 
 /// Test hook, not API: compile `pattern` as a contract's `pattern` keyword
 /// would and say whether it matches somewhere in `haystack` (`Err` with the

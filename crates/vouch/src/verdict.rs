@@ -333,8 +333,8 @@ impl Accepted {
     pub fn json(&self) -> Cow<'_, str> {
         match &self.body {
             Body::Text { json, verbatim: true, .. } => Cow::Borrowed(json),
-            Body::Text { .. } => Cow::Owned(self.value().to_string()),
-            Body::Value(v) => Cow::Owned(v.to_string()),
+            Body::Text { .. } => Cow::Owned(crate::write::value(self.value())),
+            Body::Value(v) => Cow::Owned(crate::write::value(v)),
         }
     }
 }
@@ -503,7 +503,7 @@ pub(crate) fn excerpt(value: &Value) -> String {
         // Scalars are short: no writer needed (the refusal path builds several).
         Value::Null => return "null".to_owned(),
         Value::Bool(b) => return b.to_string(),
-        Value::Number(n) => return n.to_string(),
+        Value::Number(n) => return crate::write::number(n),
         // A short string that needs no escape is itself between quotes.
         Value::String(s) if s.len() + 2 <= EXCERPT_CHARS && s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') => {
             let mut out = String::with_capacity(s.len() + 2);
@@ -516,7 +516,7 @@ pub(crate) fn excerpt(value: &Value) -> String {
     }
     // Serialize into a bounded writer so a huge value costs no more than the excerpt.
     let mut w = BoundedWriter { buf: String::new(), chars: 0, full: false };
-    let _ = serde_json::to_writer(&mut w, value);
+    let _ = crate::write::write_into(&mut w, value);
     if w.full {
         w.buf.push('…');
     }
@@ -594,7 +594,7 @@ pub(crate) fn bounded(value: &Value) -> Value {
 #[must_use]
 pub(crate) fn bounded_items(items: &[Value]) -> Value {
     let mut w = BoundedWriter { buf: String::new(), chars: 0, full: false };
-    let _ = serde_json::to_writer(&mut w, items);
+    let _ = crate::write::write_into(&mut w, items);
     if w.full {
         w.buf.push('…');
         Value::String(w.buf)

@@ -160,7 +160,8 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
                 return Read::Whole;
             }
             let Some((position, _, required)) = n.property_index.position(name) else { return Read::Whole };
-            let member = format!("{}:{}", Value::from(name.as_str()), default);
+            let member =
+                format!("{}:{}", crate::write::value(&Value::from(name.as_str())), crate::write::value(default));
             let depth = crate::contract::depth(default);
             let filling = Filling::of(default);
             fills.push(Fill { name: name.clone(), position, member, depth, filling, required });
@@ -661,7 +662,7 @@ impl<'c, 't> SinglePass<'c, 't> {
         if !next.log.is_empty() || again != repaired || !is_valid_here(self.nodes, id, &repaired) {
             return Err(Stop::Doubt);
         }
-        let json = repaired.to_string();
+        let json = crate::write::value(&repaired);
         let depth = crate::contract::depth(&repaired);
         let count = r.made();
         self.made += count;
