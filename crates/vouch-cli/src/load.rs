@@ -17,13 +17,13 @@ pub fn contract(path: &Path) -> Result<Contract, String> {
 
 /// [`contract`], keeping the compile errors for a caller that prints them
 /// as JSON (`None`: the file could not be read).
-pub fn contract_or_errors(path: &Path) -> Result<Contract, (String, Option<vouch::CompileError>)> {
+pub fn contract_or_errors(path: &Path) -> Result<Contract, (String, Option<Box<vouch::CompileError>>)> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| (format!("{}: cannot read the contract: {e}", path.display()), None))?;
     Contract::from_json_str(&text).map_err(|e| {
         // Every mistake, one per line, each naming the file.
         let lines: Vec<String> = e.every().map(|err| format!("{}: {}", path.display(), one_error(err))).collect();
-        (lines.join("\n"), Some(e))
+        (lines.join("\n"), Some(Box::new(e)))
     })
 }
 
