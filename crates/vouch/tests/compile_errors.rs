@@ -171,3 +171,50 @@ fn policy_errors() {
     );
     at(json!({"if": {"x-vouch": {"findings": [{"when": {}, "message": "m"}]}}}), "/if", "ambiguous");
 }
+
+#[test]
+fn annotations_and_every_mistake_at_once() {
+    // `x-` keys are annotations; others only when the root names them.
+    let c =
+        Contract::from_value(json!({"properties": {"a": {"type": "integer", "x-kubernetes-patch-merge-key": "a"}}}));
+    assert!(c.is_ok_and(|c| c.check(r#"{"a": 1}"#).is_pass()));
+    assert_error(json!({"propertyOrder": 1}), Kind::UnknownKeyword, "propertyOrder", "");
+    let named = json!({"x-vouch": {"annotations": ["propertyOrder"]}, "properties": {"a": {"propertyOrder": 1}}});
+    assert!(Contract::from_value(named).is_ok());
+    // A keyword vouch enforces cannot be declared an annotation (it would be dropped).
+    assert_error(json!({"x-vouch": {"annotations": ["maximum"]}, "maximum": 3}), Kind::BadPolicy, "x-vouch", "");
+    // Every mistake, in document order, each with its hint.
+    let e = error(
+        json!({"propertees": {}, "properties": {"a": {"maxmimum": 3, "pettern": "x"}}, "additionalPropeties": false}),
+    );
+    let all: Vec<(&str, &str)> = e.every().map(|e| (e.keyword.as_str(), e.location.as_str())).collect();
+    assert_eq!(
+        all,
+        [("propertees", ""), ("maxmimum", "/properties/a"), ("pettern", "/properties/a"), ("additionalPropeties", "")]
+    );
+    assert!(e.every().all(|e| e.message.contains("did you mean")), "{e}");
+}
+
+#[test]
+fn each_draft_reads_its_own_keywords() {
+    let draft4 = |s: serde_json::Value| {
+        let mut s = s;
+        s["$schema"] = json!("http://json-schema.org/draft-04/schema#");
+        Contract::from_value(s).unwrap()
+    };
+    let c = draft4(json!({"minimum": 3, "exclusiveMinimum": true}));
+    assert!(!c.check("3").is_accepted() && c.check("3.5").is_pass());
+    let c = draft4(json!({"items": [{"type": "string"}], "additionalItems": false}));
+    assert!(c.check(r#"["a"]"#).is_pass() && !c.check(r#"["a", 1]"#).is_accepted());
+    let c = draft4(json!({"dependencies": {"a": ["b"], "c": {"required": ["d"]}}}));
+    assert!(!c.check(r#"{"a": 1}"#).is_accepted() && !c.check(r#"{"c": 1}"#).is_accepted());
+    assert!(c.check(r#"{"a": 1, "b": 2, "c": 3, "d": 4}"#).is_pass());
+    // Draft-07 ignores keywords beside `$ref`: a constraint there is refused, not dropped.
+    let e = error(
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"a": {}}, "$ref": "#/definitions/a", "maxLength": 2}),
+    );
+    assert_eq!((e.kind, e.keyword.as_str()), (Kind::Unsupported, "maxLength"));
+    // In 2020-12 the older forms are named as such.
+    assert_error(json!({"items": [{}]}), Kind::InvalidValue, "items", "");
+    assert_error(json!({"dependencies": {}}), Kind::Unsupported, "dependencies", "");
+}
