@@ -182,13 +182,28 @@ pub(crate) fn cmp(a: &Number, b: &Number) -> Ordering {
     if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
         return x.cmp(&y);
     }
-    if let (true, true, Some(x), Some(y)) = (a.is_f64(), b.is_f64(), a.as_f64(), b.as_f64()) {
+    // A double, or an integer within ±2^53 (which a double holds exactly and
+    // whose shortest writing is itself): compared as doubles, exactly.
+    if let (Some(x), Some(y)) = (as_exact_double(a), as_exact_double(b)) {
         if let Some(o) = x.partial_cmp(&y) {
             // -0.0 and 0.0 are equal here, as decimals.
             return o;
         }
     }
     Decimal::of(a).cmp(&Decimal::of(b))
+}
+
+/// The double a number is compared as, when that comparison is exact.
+fn as_exact_double(n: &Number) -> Option<f64> {
+    if n.is_f64() {
+        return n.as_f64();
+    }
+    const EXACT: u64 = 1 << 53;
+    match (n.as_i64(), n.as_u64()) {
+        (Some(i), _) if i.unsigned_abs() <= EXACT => Some(i as f64),
+        (_, Some(u)) if u <= EXACT => Some(u as f64),
+        _ => None,
+    }
 }
 
 /// The digits of a JSON number's text (or of a double's shortest writing).
@@ -352,6 +367,12 @@ mod tests {
         assert!(d("99") < d("100"));
         assert!(d("1.152921504606846976e18") < Decimal::of_double(2f64.powi(60)));
         assert_eq!(cmp(&Number::from(1152921504606846976u64), &Number::from(1152921504606847000u64)), Ordering::Less);
+        let f = |x: f64| Number::from_f64(x).unwrap_or(Number::from(0));
+        assert_eq!(cmp(&f(19.99), &Number::from(0)), Ordering::Greater);
+        assert_eq!(cmp(&f(-0.0), &Number::from(0)), Ordering::Equal);
+        assert_eq!(cmp(&f(9007199254740992.0), &Number::from(9007199254740992u64)), Ordering::Equal);
+        // Beyond 2^53 the integer is compared as a decimal: 2^60 is below the double's 1152921504606847000.
+        assert_eq!(cmp(&Number::from(1u64 << 60), &f(2f64.powi(60))), Ordering::Less);
     }
 
     #[test]
