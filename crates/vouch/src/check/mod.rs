@@ -236,6 +236,12 @@ pub(crate) fn problems(nodes: &[Node], id: NodeId, value: &Value, path: &str, ma
 /// Hazards kept for the report, at most (each is also a refusal on its own).
 const MAX_HAZARDS: usize = 64;
 
+/// A discriminator's tags, for messages.
+fn tags(d: &crate::contract::node::Discriminator) -> String {
+    let values: Vec<Value> = d.tags.iter().map(|(t, _)| t.clone()).collect();
+    list(&values)
+}
+
 fn list(values: &[Value]) -> String {
     values
         .iter()
@@ -800,7 +806,58 @@ impl Eval<'_> {
                 }
             }
         }
-        if !n.any_of.is_empty() && !n.any_of.iter().any(|id| self.node(*id, v, &mut ctx.branch())) {
+        // A consistent discriminator names the only branch an object can
+        // match (checked at compile time): evaluate, and report, that one.
+        let tagged = match (n.discriminator.as_deref(), v) {
+            (Some(d), Value::Object(map)) => Some((d, map.get(&d.property))),
+            _ => None,
+        };
+        if let Some((d, tag)) = tagged {
+            let union = if n.one_of.is_empty() { &n.any_of } else { &n.one_of };
+            let branch = tag.and_then(|t| d.branch(t)).and_then(|i| union.get(i));
+            let go_on = match (branch, tag) {
+                (Some(id), _) => {
+                    if self.node(*id, v, ctx) {
+                        true
+                    } else {
+                        ok = false;
+                        ctx.report
+                    }
+                }
+                (None, None) => {
+                    ok = false;
+                    let len = ctx.enter(&d.property);
+                    let go_on = ctx.fail(
+                        ProblemCode::Missing,
+                        || format!("the tag `{}`, one of {}", d.property, tags(d)),
+                        v,
+                        || format!("the tag `{}` is missing: it names which alternative this is", d.property),
+                    );
+                    ctx.leave(len);
+                    go_on
+                }
+                (None, Some(t)) => {
+                    ok = false;
+                    let len = ctx.enter(&d.property);
+                    let same_type = d.tags.iter().any(|(m, _)| Types::of(m) == Types::of(t));
+                    let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
+                    let go_on = ctx.fail(
+                        code,
+                        || format!("one of {}", tags(d)),
+                        t,
+                        || format!("{} names no alternative: the tag is one of {}", excerpt(t), tags(d)),
+                    );
+                    ctx.leave(len);
+                    go_on
+                }
+            };
+            if !go_on {
+                return false;
+            }
+        }
+        let tagged_any = tagged.is_some() && n.one_of.is_empty();
+        let tagged_one = tagged.is_some() && !n.one_of.is_empty();
+        if !tagged_any && !n.any_of.is_empty() && !n.any_of.iter().any(|id| self.node(*id, v, &mut ctx.branch())) {
             ok = false;
             let go_on = match self.fail_choice(&n.any_of, v, ctx) {
                 Some(go_on) => go_on,
@@ -819,7 +876,7 @@ impl Eval<'_> {
                 return false;
             }
         }
-        if !n.one_of.is_empty() {
+        if !tagged_one && !n.one_of.is_empty() {
             let matching: Vec<usize> = n
                 .one_of
                 .iter()

@@ -87,6 +87,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     }
     mark_policy_below(&mut nodes);
     refuse_in_place_cycles(&nodes)?;
+    super::discriminator::resolve(&mut nodes)?;
     policy::refuse_tested_only_policies(&nodes)?;
     let integers =
         if root_policy.big_integers { crate::read::Integers::Wide } else { crate::read::Integers::AsDoubles };
@@ -415,6 +416,7 @@ impl<'a> Compiler<'a> {
                 "if" => n.if_ = Some(self.sub(v, location, k)?),
                 "then" => n.then_ = Some(self.sub(v, location, k)?),
                 "else" => n.else_ = Some(self.sub(v, location, k)?),
+                "discriminator" => n.discriminator = Some(Box::new(self.discriminator(v, location)?)),
                 "x-vouch" => {} // after the constraints, which it is checked against
                 _ => {
                     let kind = if UNSUPPORTED.contains(&k) { Kind::Unsupported } else { Kind::UnknownKeyword };
@@ -468,6 +470,54 @@ impl<'a> Compiler<'a> {
             }
         }
         Ok(n)
+    }
+
+    /// OpenAPI's `discriminator`: the tag's name, and the mapping's targets
+    /// compiled (its consistency with the union is checked once every node
+    /// is compiled, in [`super::discriminator::resolve`]).
+    fn discriminator(&mut self, v: &'a Value, location: &str) -> Result<node::Discriminator> {
+        let k = "discriminator";
+        let shape = "an object with a string `propertyName` and an optional `mapping` of tag to schema reference";
+        let map = v.as_object().ok_or_else(|| invalid(k, location, shape))?;
+        let property = map.get("propertyName").and_then(Value::as_str).ok_or_else(|| invalid(k, location, shape))?;
+        let mut mapping = Vec::new();
+        for (key, _) in map {
+            if !matches!(key.as_str(), "propertyName" | "mapping") && !key.starts_with("x-") {
+                return Err(CompileError::new(
+                    Kind::UnknownKeyword,
+                    k,
+                    location,
+                    format!("unknown member {key:?} of the discriminator (it has `propertyName` and `mapping`)"),
+                ));
+            }
+        }
+        if let Some(m) = map.get("mapping") {
+            let m = m.as_object().ok_or_else(|| invalid(k, location, shape))?;
+            for (tag, target) in m {
+                let name = target.as_str().ok_or_else(|| invalid(k, location, shape))?;
+                // OpenAPI lets a mapping name a schema by its bare name.
+                let id = if name.contains(['#', '/', ':']) {
+                    self.reference(target, location)?
+                } else {
+                    let found = ["$defs", "definitions"]
+                        .iter()
+                        .find_map(|defs| self.document.get(defs).and_then(|d| d.get(name)).map(|s| (defs, s)));
+                    let Some((defs, schema)) = found else {
+                        return Err(CompileError::new(
+                            Kind::UnresolvedRef,
+                            k,
+                            location,
+                            format!(
+                                "mapping {tag:?} names {name:?}, which is not in the root's `$defs` or `definitions`"
+                            ),
+                        ));
+                    };
+                    self.node(schema, pointer::join(&pointer::join("", defs), name))?
+                };
+                mapping.push((tag.clone(), id));
+            }
+        }
+        Ok(node::Discriminator { property: property.to_owned(), mapping, tags: Vec::new() })
     }
 
     /// Resolve a `$ref` within this document and compile its target.
@@ -630,6 +680,7 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "x-vouch",
     "additionalItems",
     "dependencies",
+    "discriminator",
 ];
 
 /// Whether a name is a keyword vouch enforces (or refuses), never an annotation.

@@ -2,6 +2,7 @@
 //! reused for every reply.
 
 mod compile;
+mod discriminator;
 mod error;
 pub(crate) mod node;
 mod policy;

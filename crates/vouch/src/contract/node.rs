@@ -327,6 +327,9 @@ pub(crate) struct Node {
     pub then_: Option<NodeId>,
     pub else_: Option<NodeId>,
     pub reference: Option<NodeId>,
+    /// OpenAPI's `discriminator` beside `oneOf`/`anyOf`, checked at compile
+    /// time to name each branch by a tag only it admits.
+    pub discriminator: Option<Box<Discriminator>>,
 
     pub policy: Option<Box<Policy>>,
 
@@ -336,6 +339,28 @@ pub(crate) struct Node {
     /// Refuse undeclared keys that consumers read differently (unless the
     /// root allows `hazardous_keys`): see [`hazardous_key`].
     pub plain_keys: bool,
+}
+
+/// A union whose branches each fix one property (the tag) to values no
+/// other branch admits: a reply's tag names the only branch that can
+/// accept it, so that branch alone is evaluated, and reported.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Discriminator {
+    /// The tag's property name.
+    pub property: String,
+    /// The `mapping` as written: tag → the node it names (checked against
+    /// the branches after compiling).
+    pub mapping: Vec<(String, NodeId)>,
+    /// Tag value → index of the branch (in `oneOf`, else `anyOf`) it names;
+    /// filled by the compiler's consistency check.
+    pub tags: Vec<(Value, usize)>,
+}
+
+impl Discriminator {
+    /// The branch index a reply's tag names, if any.
+    pub fn branch(&self, tag: &Value) -> Option<usize> {
+        self.tags.iter().find(|(t, _)| crate::check::json_equal(t, tag)).map(|(_, i)| *i)
+    }
 }
 
 /// Keys a JavaScript, Python or Go consumer may read differently from the
