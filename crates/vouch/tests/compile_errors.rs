@@ -178,9 +178,35 @@ fn annotations_and_every_mistake_at_once() {
     let c =
         Contract::from_value(json!({"properties": {"a": {"type": "integer", "x-kubernetes-patch-merge-key": "a"}}}));
     assert!(c.is_ok_and(|c| c.check(r#"{"a": 1}"#).is_pass()));
-    assert_error(json!({"propertyOrder": 1}), Kind::UnknownKeyword, "propertyOrder", "");
-    let named = json!({"x-vouch": {"annotations": ["propertyOrder"]}, "properties": {"a": {"propertyOrder": 1}}});
+    // An unknown keyword far from any vouch enforces is an annotation, as in
+    // JSON Schema, and recorded; so is a name with a leading underscore.
+    let c =
+        Contract::from_value(json!({"propertyOrder": 1, "properties": {"a": {"widget": {"rows": 3}, "_format": "x"}}}))
+            .unwrap();
+    assert_eq!(
+        c.unknown_keywords(),
+        &[(String::new(), "propertyOrder".to_owned()), ("/properties/a".to_owned(), "widget".to_owned())]
+    );
+    // A near miss of an enforced keyword is a mistake that would drop a constraint,
+    // unless the root names it an annotation of its own.
+    assert_error(json!({"maxLen": 3}), Kind::UnknownKeyword, "maxLen", "");
+    assert_error(json!({"additionalProperty": false}), Kind::UnknownKeyword, "additionalProperty", "");
+    assert_error(json!({"Required": ["a"]}), Kind::UnknownKeyword, "Required", "");
+    assert_error(json!({"min_items": 1}), Kind::UnknownKeyword, "min_items", "");
+    let named = json!({"x-vouch": {"annotations": ["maxLen"]}, "properties": {"a": {"maxLen": 1}}});
     assert!(Contract::from_value(named).is_ok());
+    // A schema written where a property was meant, and other vocabularies' constraints.
+    assert_error(
+        json!({"type": "object", "properties": {}, "name": {"type": "string"}}),
+        Kind::UnknownKeyword,
+        "name",
+        "",
+    );
+    assert_error(json!({"type": "string", "nullable": true}), Kind::Unsupported, "nullable", "");
+    assert_error(json!({"divisibleBy": 2}), Kind::Unsupported, "divisibleBy", "");
+    assert_error(json!({"formatMaximum": "2020-01-01"}), Kind::Unsupported, "formatMaximum", "");
+    // Tools' annotations that look like enforced keywords are still annotations.
+    assert!(Contract::from_value(json!({"pattern": "^a", "patternErrorMessage": "starts with a"})).is_ok());
     // A keyword vouch enforces cannot be declared an annotation (it would be dropped).
     assert_error(json!({"x-vouch": {"annotations": ["maximum"]}, "maximum": 3}), Kind::BadPolicy, "x-vouch", "");
     // Every mistake, in document order, each with its hint.

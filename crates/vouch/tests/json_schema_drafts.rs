@@ -39,7 +39,8 @@ fn run(draft: &str, uri: &str) -> (usize, usize, usize, Vec<String>) {
                 if verdict.is_accepted() == expected {
                     continue;
                 }
-                if name == "format" && expected {
+                // vouch asserts `format` and `contentEncoding`, which the drafts make annotations.
+                if (name == "format" || name == "content") && expected {
                     deliberate += 1;
                     continue;
                 }

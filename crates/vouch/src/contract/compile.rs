@@ -25,6 +25,8 @@ pub(crate) struct Compiled {
     pub nodes: Vec<Node>,
     pub root: NodeId,
     pub root_policy: RootPolicy,
+    /// Unknown keywords read as annotations: (location, keyword).
+    pub unknown: Vec<(String, String)>,
 }
 
 struct Compiler<'a> {
@@ -35,6 +37,8 @@ struct Compiler<'a> {
     annotations: Vec<String>,
     /// Every mistake found so far (all are reported at once).
     errors: Vec<CompileError>,
+    /// Unknown keywords read as annotations: (location, keyword).
+    unknown: Vec<(String, String)>,
     root_id: Option<&'a str>,
     nodes: Vec<Node>,
     by_location: HashMap<String, NodeId>,
@@ -62,6 +66,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
         dialect,
         annotations,
         errors: Vec::new(),
+        unknown: Vec::new(),
         root_id,
         nodes: Vec::new(),
         by_location: HashMap::new(),
@@ -80,6 +85,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     };
     let nodes = c.nodes;
     let root_policy = c.root_policy;
+    let unknown = c.unknown;
     let mut nodes = nodes;
     for n in &mut nodes {
         n.exact_integers = !root_policy.big_integers;
@@ -92,7 +98,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     let integers =
         if root_policy.big_integers { crate::read::Integers::Wide } else { crate::read::Integers::AsDoubles };
     policy::check_defaults(&nodes, integers)?;
-    Ok(Compiled { nodes, root, root_policy })
+    Ok(Compiled { nodes, root, root_policy, unknown })
 }
 
 fn invalid(keyword: &str, location: &str, what: &str) -> CompileError {
@@ -197,7 +203,8 @@ impl<'a> Compiler<'a> {
         // would be dropped by the contract's own dialect, so it is refused.
         if self.dialect.ref_overrides() && map.contains_key("$ref") {
             for k in map.keys() {
-                if !REF_SIBLINGS_ALLOWED.contains(&k.as_str()) && !self.is_annotation(k) {
+                // Unknown keywords there are annotations (or near misses, refused below).
+                if !REF_SIBLINGS_ALLOWED.contains(&k.as_str()) && !self.is_annotation(k) && is_keyword(k) {
                     self.errors.push(CompileError::new(
                         Kind::Unsupported,
                         k,
@@ -227,8 +234,68 @@ impl<'a> Compiler<'a> {
     fn is_annotation(&self, k: &str) -> bool {
         ANNOTATIONS.contains(&k)
             || (k.starts_with("x-") && k != "x-vouch")
+            // A leading underscore is the common way to switch a keyword off
+            // (`_format`, `_uniqueItems`) or mark a key private (`__tags`).
+            || k.starts_with('_')
             || self.annotations.iter().any(|a| a == k)
             || (k == "definitions" || k == "$defs")
+    }
+
+    /// A keyword vouch does not enforce. JSON Schema reads an unknown keyword
+    /// as an annotation, and so does vouch — unless it could be a mistake that
+    /// drops a constraint: a near miss of a keyword vouch enforces
+    /// (`maxmimum`, `additionalPropeties`), a constraint of another vocabulary
+    /// (`nullable`, draft-03's `divisibleBy`, ajv's `formatMaximum`), or a
+    /// schema written where a property was meant (`{"type": "object",
+    /// "name": {"type": "string"}}`). Those are compile errors; every other
+    /// unknown keyword is recorded (see `Contract::unknown_keywords`).
+    fn unknown_keyword(&mut self, k: &str, v: &Value, location: &str) -> Result<()> {
+        if matches!(k, "dependencies" | "additionalItems") {
+            let why = format!(
+                "a keyword of earlier drafts, gone from {}: use {} or name the draft in `$schema`",
+                self.dialect.name(),
+                if k == "dependencies" { "dependentRequired / dependentSchemas" } else { "prefixItems with items" }
+            );
+            return Err(CompileError::new(Kind::Unsupported, k, location, why));
+        }
+        if UNSUPPORTED.contains(&k) {
+            return Err(CompileError::new(
+                Kind::Unsupported,
+                k,
+                location,
+                "vouch does not enforce this keyword, and will not compile a contract that would silently ignore it",
+            ));
+        }
+        if let Some((_, why)) = OTHER_VOCABULARIES.iter().find(|(name, _)| *name == k) {
+            return Err(CompileError::new(Kind::Unsupported, k, location, *why));
+        }
+        if TOOL_ANNOTATIONS.contains(&k) {
+            self.unknown.push((location.to_owned(), k.to_owned()));
+            return Ok(());
+        }
+        let own = " (an annotation of your own that looks like one: list it in the root's `x-vouch.annotations`)";
+        if let Some(m) = near_enforced(k) {
+            return Err(CompileError::new(
+                Kind::UnknownKeyword,
+                k,
+                location,
+                format!(
+                    "unknown keyword (did you mean `{m}`?): a misspelt keyword would silently drop its constraint{own}"
+                ),
+            ));
+        }
+        if looks_like_a_schema(v) {
+            return Err(CompileError::new(
+                Kind::UnknownKeyword,
+                k,
+                location,
+                format!(
+                    "unknown keyword whose value is a schema: did you mean a property {k:?} (under `properties`)?{own}"
+                ),
+            ));
+        }
+        self.unknown.push((location.to_owned(), k.to_owned()));
+        Ok(())
     }
 
     #[allow(clippy::too_many_lines)]
@@ -368,14 +435,23 @@ impl<'a> Compiler<'a> {
                 }
                 "format" => {
                     let name = v.as_str().ok_or_else(|| invalid(k, location, "a string"))?;
-                    n.format = Some(Format::from_name(name).ok_or_else(|| {
-                        CompileError::new(
-                            Kind::UnknownFormat,
-                            k,
-                            location,
-                            format!("vouch cannot assert the format {name:?}; use pattern, or one of the formats in docs/contract.md"),
-                        )
-                    })?);
+                    n.format = self.format(n, map, name, location)?;
+                }
+                "contentEncoding" => {
+                    let format = match v.as_str() {
+                        Some("base64") => Format::Base64,
+                        Some("base64url") => Format::Base64Url,
+                        _ => {
+                            return Err(CompileError::new(
+                                Kind::Unsupported,
+                                k,
+                                location,
+                                "vouch asserts the encodings `base64` and `base64url`, not this one",
+                            ))
+                        }
+                    };
+                    let id = self.synthetic(Node { format: Some(format), ..Node::default() }, location, k);
+                    n.all_of.push(id);
                 }
                 "items" => n.items = Some(self.sub(v, location, k)?),
                 "prefixItems" => n.prefix_items = self.sub_list(v, location, k)?,
@@ -409,7 +485,11 @@ impl<'a> Compiler<'a> {
                     }
                 }
                 "dependentSchemas" => n.dependent_schemas = self.sub_map(v, location, k)?,
-                "allOf" => n.all_of = self.sub_list(v, location, k)?,
+                "allOf" => {
+                    // Extended: `format` and `contentEncoding` may have added nodes here.
+                    let list = self.sub_list(v, location, k)?;
+                    n.all_of.extend(list);
+                }
                 "anyOf" => n.any_of = self.sub_list(v, location, k)?,
                 "oneOf" => n.one_of = self.sub_list(v, location, k)?,
                 "not" => n.not = Some(self.sub(v, location, k)?),
@@ -418,31 +498,7 @@ impl<'a> Compiler<'a> {
                 "else" => n.else_ = Some(self.sub(v, location, k)?),
                 "discriminator" => n.discriminator = Some(Box::new(self.discriminator(v, location)?)),
                 "x-vouch" => {} // after the constraints, which it is checked against
-                _ => {
-                    let kind = if UNSUPPORTED.contains(&k) { Kind::Unsupported } else { Kind::UnknownKeyword };
-                    let why = if matches!(k, "dependencies" | "additionalItems") {
-                        format!(
-                            "a keyword of earlier drafts, gone from {}: use {} or name the draft in `$schema`",
-                            self.dialect.name(),
-                            if k == "dependencies" {
-                                "dependentRequired / dependentSchemas"
-                            } else {
-                                "prefixItems with items"
-                            }
-                        )
-                    } else if kind == Kind::Unsupported {
-                        "vouch does not enforce this keyword, and will not compile a contract that would silently ignore it"
-                            .to_owned()
-                    } else {
-                        let hint = did_you_mean(k).map(|m| format!(" (did you mean `{m}`?)")).unwrap_or_default();
-                        format!(
-                            "unknown keyword{hint}: vouch will not compile a contract with a keyword it would silently \
-                             ignore (an annotation of your own: an `x-` name, or list it in the root's \
-                             `x-vouch.annotations`)"
-                        )
-                    };
-                    return Err(CompileError::new(kind, k, location, why));
-                }
+                _ => return self.unknown_keyword(k, v, location),
             }
         }
         Ok(())
@@ -470,6 +526,83 @@ impl<'a> Compiler<'a> {
             }
         }
         Ok(n)
+    }
+
+    /// A node the compiler adds for a keyword that constrains through
+    /// others (`format: int32` is a range), applied beside its node in `allOf`.
+    fn synthetic(&mut self, mut node: Node, location: &str, keyword: &str) -> NodeId {
+        node.location = pointer::join(location, keyword);
+        let id = self.nodes.len();
+        self.nodes.push(node);
+        id
+    }
+
+    /// `format`: the string format vouch asserts; the OpenAPI numeric
+    /// formats as their ranges; Zod's `starts_with`/`ends_with`/`includes`
+    /// through the `pattern` that carries their argument; or refused.
+    fn format(
+        &mut self,
+        n: &mut Node,
+        map: &'a Map<String, Value>,
+        name: &str,
+        location: &str,
+    ) -> Result<Option<Format>> {
+        let k = "format";
+        let refuse = |why: &str| Err(CompileError::new(Kind::UnknownFormat, k, location, why.to_owned()));
+        let range = |min: Number, max: Number, integer: bool| Node {
+            minimum: Some(min),
+            maximum: Some(max),
+            multiple_of: integer.then(|| Number::from(1)),
+            ..Node::default()
+        };
+        let numeric = match name {
+            "int32" => Some(range(Number::from(i32::MIN), Number::from(i32::MAX), true)),
+            "int64" => Some(range(Number::from(i64::MIN), Number::from(i64::MAX), true)),
+            "float" => {
+                let max = f64::from(f32::MAX);
+                Number::from_f64(max).zip(Number::from_f64(-max)).map(|(max, min)| range(min, max, false))
+            }
+            "double" => Some(Node::default()), // every JSON number vouch reads is a finite double
+            _ => None,
+        };
+        if let Some(node) = numeric {
+            let on_strings = map.get("type").is_some_and(|t| match t {
+                Value::String(s) => s == "string",
+                Value::Array(a) => a.iter().any(|t| t == "string"),
+                _ => false,
+            });
+            if on_strings {
+                return refuse(&format!(
+                    "{name:?} on a string (a number written as text) is not asserted by vouch; use a pattern, or make it a number"
+                ));
+            }
+            let id = self.synthetic(node, location, k);
+            n.all_of.push(id);
+            return Ok(None);
+        }
+        if matches!(name, "starts_with" | "ends_with" | "includes" | "regex") {
+            // Zod 4 names the check and writes its argument as the pattern beside it.
+            return if map.contains_key("pattern") {
+                Ok(None)
+            } else {
+                refuse(&format!("Zod's {name:?} carries its argument in a `pattern` beside it, and there is none"))
+            };
+        }
+        if let Some(f) = Format::from_name(name) {
+            return Ok(Some(f));
+        }
+        let why = match name {
+            "emoji" => "vouch does not assert \"emoji\" (Zod's definition rests on Unicode emoji properties of its engine's version)".to_owned(),
+            "color" => "\"color\" means different things to different tools (a #rrggbb hex, CSS colour names, rgb()…): use a pattern".to_owned(),
+            "name-email" => "Pydantic's \"name-email\" (`Name <address>`) is not asserted: use \"email\", or a pattern".to_owned(),
+            "multi-host-uri" => "Pydantic's \"multi-host-uri\" (several hosts in one URL) is not asserted: use \"uri\" per host".to_owned(),
+            "file-path" | "directory-path" | "new-path" | "socket-path" => {
+                format!("{name:?} asks whether a path exists on some disk, which is no property of a reply: use \"path\"")
+            }
+            "json-string" => "\"json-string\" is not asserted: give the value as JSON, not as text".to_owned(),
+            _ => format!("vouch cannot assert the format {name:?}; use pattern, or one of the formats in docs/contract.md"),
+        };
+        refuse(&why)
     }
 
     /// OpenAPI's `discriminator`: the tag's name, and the mapping's targets
@@ -681,6 +814,7 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "additionalItems",
     "dependencies",
     "discriminator",
+    "contentEncoding",
 ];
 
 /// Whether a name is a keyword vouch enforces (or refuses), never an annotation.
@@ -688,23 +822,117 @@ pub(crate) fn is_keyword(name: &str) -> bool {
     (KNOWN_KEYWORDS.contains(&name) && !ANNOTATIONS.contains(&name)) || UNSUPPORTED.contains(&name)
 }
 
-/// The known keyword nearest a misspelt one (at most two edits, or a
-/// difference of case), for a hint.
-fn did_you_mean(unknown: &str) -> Option<&'static str> {
-    let lower = unknown.to_lowercase();
+/// The keyword vouch enforces (or refuses) that an unknown name is a near
+/// miss of: the same letters but for case, `-` and `_`; within a few edits
+/// (one per five letters, at least one); or one a prefix of the other when
+/// the shorter has five letters or more (`maxLen`, `requiredFields`).
+fn near_enforced(unknown: &str) -> Option<&'static str> {
+    let norm =
+        |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | '$')).flat_map(char::to_lowercase).collect::<String>();
+    let u = norm(unknown);
     let mut best: Option<(usize, &'static str)> = None;
-    for k in KNOWN_KEYWORDS {
-        if *k == unknown {
-            return None;
-        }
-        let d = if k.to_lowercase() == lower { 0 } else { edit_distance(&lower, &k.to_lowercase()) };
-        let limit = if k.len() > 6 { 2 } else { 1 };
+    for k in KNOWN_KEYWORDS.iter().copied().filter(|k| is_keyword(k) && !matches!(*k, "$id" | "$schema")) {
+        let kn = norm(k);
+        // Two-letter names (`id`, `if`) are too close to everything for an edit.
+        let longer = kn.len().max(u.len());
+        let limit = if longer <= 3 { 0 } else { (longer / 5).max(1) };
+        let shorter = kn.len().min(u.len());
+        let d = if kn == u {
+            0
+        } else if shorter >= 5 && (kn.starts_with(&u) || u.starts_with(&kn)) {
+            1
+        } else {
+            edit_distance(&u, &kn)
+        };
         if d <= limit && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, k));
         }
     }
     best.map(|(_, k)| k)
 }
+
+/// Whether an unknown keyword's value is a schema with a constraint of its
+/// own (`{"type": "string"}`): most likely a property written outside
+/// `properties`.
+fn looks_like_a_schema(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.keys().any(|k| {
+            matches!(
+                k.as_str(),
+                "type" | "properties" | "items" | "$ref" | "enum" | "const" | "anyOf" | "oneOf" | "allOf" | "pattern"
+            )
+        })
+    })
+}
+
+/// Annotation keywords of widely used tools, read as annotations even where
+/// they look like a keyword vouch enforces (`patternErrorMessage`).
+const TOOL_ANNOTATIONS: &[&str] = &[
+    // VS Code and SchemaStore
+    "markdownDescription",
+    "markdownEnumDescriptions",
+    "enumDescriptions",
+    "deprecationMessage",
+    "defaultSnippets",
+    "doNotSuggest",
+    "suggestSortText",
+    "patternErrorMessage",
+    "errorMessage",
+    "allowComments",
+    "allowTrailingCommas",
+    // OpenAPI
+    "example",
+    "externalDocs",
+    "xml",
+    // json-editor
+    "propertyOrder",
+    "options",
+    "headerTemplate",
+    // JSON Hyper-Schema
+    "links",
+    "readonly",
+    // Snowplow's self-describing schemas
+    "self",
+    // code generators (jsonschema2pojo, json-schema-to-typescript)
+    "javaType",
+    "javaName",
+    "javaInterfaces",
+    "javaEnumNames",
+    "extendsJavaClass",
+    "existingJavaType",
+    "tsType",
+    "tsEnumNames",
+];
+
+/// Constraint keywords of other vocabularies: validators that know them
+/// enforce them, so reading them as annotations would drop a constraint.
+const OTHER_VOCABULARIES: &[(&str, &str)] = &[
+    ("nullable", "OpenAPI 3.0's `nullable` widens `type` to null; in JSON Schema write `\"type\": [\"…\", \"null\"]`"),
+    ("divisibleBy", "draft-03's `divisibleBy` is `multipleOf` since draft-04"),
+    ("disallow", "draft-03's `disallow` is not enforced; write `not` with a `type`"),
+    ("extends", "draft-03's `extends` is not enforced; write `allOf`"),
+    ("requires", "draft-03's `requires` is not enforced; write `dependentRequired`"),
+    ("formatMinimum", "ajv's `formatMinimum` is not enforced"),
+    ("formatMaximum", "ajv's `formatMaximum` is not enforced"),
+    ("formatExclusiveMinimum", "ajv's `formatExclusiveMinimum` is not enforced"),
+    ("formatExclusiveMaximum", "ajv's `formatExclusiveMaximum` is not enforced"),
+    ("uniqueItemProperties", "ajv's `uniqueItemProperties` is not enforced"),
+    ("patternRequired", "ajv's `patternRequired` is not enforced"),
+    ("prohibited", "ajv's `prohibited` is not enforced; write `not` with `required`"),
+    ("deepProperties", "ajv's `deepProperties` is not enforced"),
+    ("deepRequired", "ajv's `deepRequired` is not enforced"),
+    ("allRequired", "ajv's `allRequired` is not enforced; list the names in `required`"),
+    ("anyRequired", "ajv's `anyRequired` is not enforced; write `anyOf` of `required`"),
+    ("oneRequired", "ajv's `oneRequired` is not enforced; write `oneOf` of `required`"),
+    ("instanceof", "ajv's `instanceof` is not enforced"),
+    ("typeof", "ajv's `typeof` is not enforced"),
+    ("range", "ajv's `range` is not enforced; write `minimum` and `maximum`"),
+    ("exclusiveRange", "ajv's `exclusiveRange` is not enforced"),
+    ("regexp", "ajv's `regexp` is not enforced; write `pattern`"),
+    ("transform", "ajv's `transform` is not enforced; declare a repair in `x-vouch`"),
+    ("select", "ajv's `select` is not enforced; write `if`/`then`"),
+    ("dynamicDefaults", "ajv's `dynamicDefaults` is not enforced"),
+];
 
 /// Levenshtein distance with adjacent transpositions counting one, on short keyword names.
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -751,7 +979,6 @@ const UNSUPPORTED: &[&str] = &[
     "$vocabulary",
     "unevaluatedItems",
     "unevaluatedProperties",
-    "contentEncoding",
     "contentMediaType",
     "contentSchema",
     "dependencies",

@@ -56,6 +56,8 @@ pub struct Contract {
     integers: Integers,
     repairs: bool,
     findings: bool,
+    /// Unknown keywords read as annotations: (location, keyword).
+    unknown_keywords: Vec<(String, String)>,
 }
 
 impl Contract {
@@ -111,8 +113,26 @@ impl Contract {
             integers: if rp.big_integers { Integers::Wide } else { Integers::AsDoubles },
             repairs,
             findings,
+            unknown_keywords: compiled.unknown,
         };
         contract.with_limits(limits)
+    }
+
+    /// The keywords this contract's compiler did not know and read as
+    /// annotations, as JSON Schema does: `(location, keyword)`, in document
+    /// order. A near miss of a keyword vouch enforces is never among them —
+    /// that is a compile error — so these are names like `propertyOrder` or
+    /// `markdownDescription` that constrain nothing. Shown by `vouch schema
+    /// --explain`-style tooling so an author can check none was meant as a
+    /// constraint.
+    ///
+    /// ```
+    /// let c = vouch::Contract::from_json_str(r#"{"type": "string", "widget": "textarea"}"#).unwrap();
+    /// assert_eq!(c.unknown_keywords(), &[(String::new(), "widget".to_owned())]);
+    /// ```
+    #[must_use]
+    pub fn unknown_keywords(&self) -> &[(String, String)] {
+        &self.unknown_keywords
     }
 
     /// The same contract with other limits.

@@ -38,8 +38,25 @@
 //! Every check is a single left-to-right pass (a few for `uri-reference`),
 //! allocates nothing, and never recurses.
 
+mod identifiers;
+
+use identifiers::{digest_bytes, digest_name};
+pub use identifiers::{DigestEncoding, IpFamily};
+
+/// What an IP-address format of Pydantic's admits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IpForm {
+    /// An address alone (`ipvanyaddress`).
+    Address,
+    /// An address, optionally with a prefix length (`ipvanyinterface`, `ipv4interface`).
+    Interface,
+    /// A network: host bits past the prefix are zero (`ipvanynetwork`, `ipv4network`).
+    Network,
+}
+
 /// A string format the contract asserts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Format {
     /// RFC 3339 `full-date`, e.g. `2024-05-01`.
     Date,
@@ -67,6 +84,48 @@ pub enum Format {
     JsonPointer,
     /// Relative JSON Pointer, e.g. `1/name` or `0#`.
     RelativeJsonPointer,
+    /// OpenAPI's `byte`: RFC 4648 base64, padded.
+    Byte,
+    /// OpenAPI's `binary` (Pydantic's `bytes`): any string.
+    Binary,
+    /// OpenAPI's `password` (Pydantic's `SecretStr`): any string, a hint to hide it.
+    Password,
+    /// Pydantic's `Path`: any string (existence on disk is not a reply's property).
+    Path,
+    /// A UUID of one version, 1 to 8 (Pydantic's `UUID4`…), RFC 4122 variant.
+    UuidVersion(u8),
+    /// Pydantic's IP formats: `ipvanyaddress`, `ipv4network`, `ipvanyinterface`…
+    Ip(IpForm, IpFamily),
+    /// Zod's `cidrv4`/`cidrv6`: an address and a prefix length.
+    Cidr(IpFamily),
+    /// RFC 4648 base64, padded (Zod's `base64`, Pydantic's `Base64Bytes`).
+    Base64,
+    /// RFC 4648 base64url, padding optional (Zod writes none, Python requires it).
+    Base64Url,
+    /// Zod's `cuid`.
+    Cuid,
+    /// Zod's `cuid2`.
+    Cuid2,
+    /// A ULID.
+    Ulid,
+    /// A nanoid (21 characters).
+    Nanoid,
+    /// An xid.
+    Xid,
+    /// A KSUID.
+    Ksuid,
+    /// An E.164 phone number.
+    E164,
+    /// Hexadecimal digits, any length.
+    Hex,
+    /// No upper-case ASCII letter.
+    Lowercase,
+    /// No lower-case ASCII letter.
+    Uppercase,
+    /// A JSON Web Token, as Zod 4 checks one.
+    Jwt,
+    /// A digest of so many bytes in an encoding (Zod's `sha256_hex`…).
+    Digest(u8, DigestEncoding),
 }
 
 impl Format {
@@ -88,7 +147,45 @@ impl Format {
             "uuid" => Format::Uuid,
             "json-pointer" => Format::JsonPointer,
             "relative-json-pointer" => Format::RelativeJsonPointer,
-            _ => return None,
+            "byte" => Format::Byte,
+            "binary" => Format::Binary,
+            "password" => Format::Password,
+            "path" => Format::Path,
+            "ipvanyaddress" => Format::Ip(IpForm::Address, IpFamily::Any),
+            "ipvanyinterface" => Format::Ip(IpForm::Interface, IpFamily::Any),
+            "ipvanynetwork" => Format::Ip(IpForm::Network, IpFamily::Any),
+            "ipv4interface" => Format::Ip(IpForm::Interface, IpFamily::V4),
+            "ipv6interface" => Format::Ip(IpForm::Interface, IpFamily::V6),
+            "ipv4network" => Format::Ip(IpForm::Network, IpFamily::V4),
+            "ipv6network" => Format::Ip(IpForm::Network, IpFamily::V6),
+            "cidrv4" => Format::Cidr(IpFamily::V4),
+            "cidrv6" => Format::Cidr(IpFamily::V6),
+            "base64" => Format::Base64,
+            "base64url" => Format::Base64Url,
+            "cuid" => Format::Cuid,
+            "cuid2" => Format::Cuid2,
+            "ulid" => Format::Ulid,
+            "nanoid" => Format::Nanoid,
+            "xid" => Format::Xid,
+            "ksuid" => Format::Ksuid,
+            "e164" => Format::E164,
+            "hex" => Format::Hex,
+            "lowercase" => Format::Lowercase,
+            "uppercase" => Format::Uppercase,
+            "jwt" => Format::Jwt,
+            _ => {
+                if let Some(v) = name.strip_prefix("uuid").and_then(|d| d.parse::<u8>().ok()) {
+                    return (1..=8).contains(&v).then_some(Format::UuidVersion(v));
+                }
+                let (algorithm, encoding) = name.split_once('_')?;
+                let encoding = match encoding {
+                    "hex" => DigestEncoding::Hex,
+                    "base64" => DigestEncoding::Base64,
+                    "base64url" => DigestEncoding::Base64Url,
+                    _ => return None,
+                };
+                return digest_bytes(algorithm).map(|b| Format::Digest(b, encoding));
+            }
         })
     }
 
@@ -109,6 +206,47 @@ impl Format {
             Format::Uuid => "uuid",
             Format::JsonPointer => "json-pointer",
             Format::RelativeJsonPointer => "relative-json-pointer",
+            Format::Byte => "byte",
+            Format::Binary => "binary",
+            Format::Password => "password",
+            Format::Path => "path",
+            Format::UuidVersion(v) => match v {
+                1 => "uuid1",
+                2 => "uuid2",
+                3 => "uuid3",
+                4 => "uuid4",
+                5 => "uuid5",
+                6 => "uuid6",
+                7 => "uuid7",
+                _ => "uuid8",
+            },
+            Format::Ip(form, family) => match (form, family) {
+                (IpForm::Address, IpFamily::V4) => "ipv4",
+                (IpForm::Address, IpFamily::V6) => "ipv6",
+                (IpForm::Address, IpFamily::Any) => "ipvanyaddress",
+                (IpForm::Interface, IpFamily::V4) => "ipv4interface",
+                (IpForm::Interface, IpFamily::V6) => "ipv6interface",
+                (IpForm::Interface, IpFamily::Any) => "ipvanyinterface",
+                (IpForm::Network, IpFamily::V4) => "ipv4network",
+                (IpForm::Network, IpFamily::V6) => "ipv6network",
+                (IpForm::Network, IpFamily::Any) => "ipvanynetwork",
+            },
+            Format::Cidr(IpFamily::V6) => "cidrv6",
+            Format::Cidr(_) => "cidrv4",
+            Format::Base64 => "base64",
+            Format::Base64Url => "base64url",
+            Format::Cuid => "cuid",
+            Format::Cuid2 => "cuid2",
+            Format::Ulid => "ulid",
+            Format::Nanoid => "nanoid",
+            Format::Xid => "xid",
+            Format::Ksuid => "ksuid",
+            Format::E164 => "e164",
+            Format::Hex => "hex",
+            Format::Lowercase => "lowercase",
+            Format::Uppercase => "uppercase",
+            Format::Jwt => "jwt",
+            Format::Digest(bytes, encoding) => digest_name(bytes, encoding),
         }
     }
 
@@ -130,6 +268,27 @@ impl Format {
             Format::Uuid => "a UUID like 123e4567-e89b-12d3-a456-426614174000",
             Format::JsonPointer => "a JSON Pointer like /items/0",
             Format::RelativeJsonPointer => "a relative JSON Pointer like 1/name",
+            Format::Byte | Format::Base64 => "base64 text (RFC 4648, padded) like aGVsbG8=",
+            Format::Binary | Format::Password | Format::Path => "a string",
+            Format::UuidVersion(_) => "a UUID of the version the contract names",
+            Format::Ip(IpForm::Address, _) => "an IP address like 192.0.2.1 or 2001:db8::1",
+            Format::Ip(IpForm::Interface, _) => "an IP interface like 192.0.2.1/24",
+            Format::Ip(IpForm::Network, _) => "an IP network like 192.0.2.0/24 (no host bits set)",
+            Format::Cidr(_) => "an address and prefix length like 192.0.2.0/24",
+            Format::Base64Url => "base64url text like aGVsbG8",
+            Format::Cuid => "a cuid like cjld2cjxh0000qzrmn831i7rn",
+            Format::Cuid2 => "a cuid2 like tz4a98xxat96iws9zmbrgj3a",
+            Format::Ulid => "a ULID like 01ARZ3NDEKTSV4RRFFQ69G5FAV",
+            Format::Nanoid => "a 21-character nanoid like V1StGXR8_Z5jdHi6B-myT",
+            Format::Xid => "an xid like 9m4e2mr0ui3e8a215n4g",
+            Format::Ksuid => "a 27-character KSUID",
+            Format::E164 => "an E.164 phone number like +14155552671",
+            Format::Hex => "hexadecimal digits",
+            Format::Lowercase => "text with no upper-case letter",
+            Format::Uppercase => "text with no lower-case letter",
+            Format::Jwt => "a JSON Web Token",
+            Format::Digest(_, DigestEncoding::Hex) => "a digest in hexadecimal of the contract's length",
+            Format::Digest(_, _) => "a digest in base64 of the contract's length",
         }
     }
 
@@ -150,6 +309,30 @@ impl Format {
             Format::Uuid => is_uuid(s),
             Format::JsonPointer => is_json_pointer(s),
             Format::RelativeJsonPointer => is_relative_json_pointer(s),
+            Format::Byte | Format::Base64 => identifiers::is_base64(s),
+            Format::Binary | Format::Password | Format::Path => true,
+            Format::UuidVersion(v) => identifiers::is_uuid_version(s, v),
+            Format::Ip(IpForm::Address, family) => match family {
+                IpFamily::V4 => is_ipv4(s),
+                IpFamily::V6 => is_ipv6(s),
+                IpFamily::Any => is_ipv4(s) || is_ipv6(s),
+            },
+            Format::Ip(IpForm::Interface, family) => identifiers::is_interface(s, family),
+            Format::Ip(IpForm::Network, family) => identifiers::is_network(s, family),
+            Format::Cidr(family) => identifiers::is_cidr(s, family),
+            Format::Base64Url => identifiers::is_base64url(s),
+            Format::Cuid => identifiers::is_cuid(s),
+            Format::Cuid2 => identifiers::is_cuid2(s),
+            Format::Ulid => identifiers::is_ulid(s),
+            Format::Nanoid => identifiers::is_nanoid(s),
+            Format::Xid => identifiers::is_xid(s),
+            Format::Ksuid => identifiers::is_ksuid(s),
+            Format::E164 => identifiers::is_e164(s),
+            Format::Hex => identifiers::is_hex(s),
+            Format::Lowercase => !s.bytes().any(|b| b.is_ascii_uppercase()),
+            Format::Uppercase => !s.bytes().any(|b| b.is_ascii_lowercase()),
+            Format::Jwt => identifiers::is_jwt(s),
+            Format::Digest(bytes, encoding) => identifiers::is_digest(s, bytes, encoding),
         }
     }
 }

@@ -1,0 +1,127 @@
+//! The formats of the tools users hold their contracts in (Pydantic, Zod 4,
+//! OpenAPI), each asserted by its definition, or refused at compile time
+//! with the reason.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use serde_json::{json, Value};
+use vouch::{CompileErrorKind, Contract, ProblemCode};
+
+fn contract(schema: Value) -> Contract {
+    Contract::from_value(schema).unwrap()
+}
+
+fn accepts(c: &Contract, reply: &Value) -> bool {
+    c.check(reply.to_string()).is_accepted()
+}
+
+#[test]
+fn openapi_numeric_formats_are_their_ranges() {
+    let i32c = contract(json!({"type": "integer", "format": "int32"}));
+    assert!(accepts(&i32c, &json!(2_147_483_647)) && accepts(&i32c, &json!(-2_147_483_648)));
+    assert!(!accepts(&i32c, &json!(2_147_483_648_i64)) && !accepts(&i32c, &json!(-2_147_483_649_i64)));
+    let v = i32c.check("2147483648");
+    assert_eq!(v.problems()[0].code, ProblemCode::OutOfRange);
+
+    // Without `type`, the format still makes the number an integer in range.
+    let untyped = contract(json!({"format": "int32"}));
+    assert!(!accepts(&untyped, &json!(1.5)) && accepts(&untyped, &json!(7)) && accepts(&untyped, &json!("x")));
+
+    let i64c = contract(json!({"type": "integer", "format": "int64", "x-vouch": {"allow": ["big_integers"]}}));
+    assert!(accepts(&i64c, &json!(9_223_372_036_854_775_807_i64)));
+    assert!(!i64c.check("9223372036854775808").is_accepted());
+
+    let float = contract(json!({"type": "number", "format": "float"}));
+    assert!(accepts(&float, &json!(3.4e38)) && !accepts(&float, &json!(3.5e38)) && !accepts(&float, &json!(-1e39)));
+    let double = contract(json!({"type": "number", "format": "double"}));
+    assert!(accepts(&double, &json!(1.7e308)));
+
+    // A numeric format on text is not guessed at.
+    let e = Contract::from_value(json!({"type": "string", "format": "int64"})).unwrap_err();
+    assert_eq!((e.kind, e.keyword.as_str(), e.location.as_str()), (CompileErrorKind::UnknownFormat, "format", ""));
+}
+
+/// Each format: a value it admits and one it does not.
+const CASES: &[(&str, &str, &str)] = &[
+    ("byte", "aGVsbG8=", "aGVsbG8"),
+    ("base64", "YWJj", "YW=j"),
+    ("base64url", "aGVsbG8", "a+b/"),
+    ("uuid4", "9b2e4d3a-1c2b-4d5e-8f60-718293a4b5c6", "9b2e4d3a-1c2b-1d5e-8f60-718293a4b5c6"),
+    ("uuid1", "c232ab00-9414-11ec-b3c8-9f6bdeced846", "9b2e4d3a-1c2b-4d5e-8f60-718293a4b5c6"),
+    ("ipvanyaddress", "2001:db8::1", "2001:db8::1/64"),
+    ("ipvanyinterface", "192.0.2.1/24", "192.0.2.1/33"),
+    ("ipvanynetwork", "192.0.2.0/24", "192.0.2.1/24"),
+    ("ipv4network", "10.0.0.0/8", "2001:db8::/32"),
+    ("ipv6interface", "2001:db8::1/64", "10.0.0.1/8"),
+    ("cidrv4", "10.0.0.0/8", "10.0.0.0"),
+    ("cidrv6", "2001:db8::/32", "2001:db8::/129"),
+    ("cuid", "cjld2cjxh0000qzrmn831i7rn", "xjld2cjxh0000qzrmn831i7rn"),
+    ("cuid2", "tz4a98xxat96iws9zmbrgj3a", "TZ4A"),
+    ("ulid", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "01ARZ3NDEKTSV4RRFFQ69G5FAU"),
+    ("nanoid", "V1StGXR8_Z5jdHi6B-myT", "V1StGXR8_Z5jdHi6B-my!"),
+    ("xid", "9m4e2mr0ui3e8a215n4g", "9m4e2mr0ui3e8a215n4z"),
+    ("ksuid", "0ujtsYcgvSTl8PAuAdqWYSMnLOv", "0ujtsYcgvSTl8PAuAdqWYSMnLO_"),
+    ("e164", "+14155552671", "004155552671"),
+    ("hex", "deadBEEF", "0xdead"),
+    ("lowercase", "abc 1", "aBc"),
+    ("uppercase", "ABC 1", "AbC"),
+    ("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIn0.sig", "eyJ0eXAiOiJKV1QifQ.e30.x"),
+    ("sha256_hex", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "e3b0c442"),
+    ("md5_base64", "1B2M2Y8AsgTpgAmY7PhCfg==", "1B2M2Y8AsgTpgAmY7PhCfg"),
+    ("sha1_base64url", "2jmj7l5rSw0yVb_vlWAYkK_YBwk", "2jmj7l5rSw0yVb/vlWAYkK/YBwk"),
+];
+
+#[test]
+fn string_formats_of_pydantic_zod_and_openapi_are_asserted() {
+    for (name, good, bad) in CASES {
+        let c = contract(json!({"type": "string", "format": name}));
+        assert!(accepts(&c, &json!(good)), "{name}: {good} refused");
+        let v = c.check(json!(bad).to_string());
+        assert!(!v.is_accepted(), "{name}: {bad} accepted");
+        assert_eq!(v.problems()[0].code, ProblemCode::FormatMismatch, "{name}");
+    }
+    for name in ["binary", "password", "path"] {
+        assert!(accepts(&contract(json!({"type": "string", "format": name})), &json!("any text at all")));
+    }
+}
+
+#[test]
+fn zod_checks_named_as_formats_are_carried_by_their_pattern() {
+    // What Zod 4 writes for z.string().startsWith("ab"), .endsWith("z"), .includes("x").
+    let c = contract(json!({"type": "string", "format": "starts_with", "pattern": "^ab.*"}));
+    assert!(accepts(&c, &json!("abc")) && !accepts(&c, &json!("cab")));
+    let c = contract(json!({"type": "string", "format": "includes", "pattern": "x"}));
+    assert!(accepts(&c, &json!("axb")) && !accepts(&c, &json!("ab")));
+    let e = Contract::from_value(json!({"type": "string", "format": "ends_with"})).unwrap_err();
+    assert_eq!(e.kind, CompileErrorKind::UnknownFormat);
+    assert!(e.message.contains("pattern"), "{e}");
+}
+
+#[test]
+fn formats_that_cannot_be_asserted_are_refused_with_the_reason() {
+    for (name, reason) in [
+        ("emoji", "Unicode"),
+        ("color", "pattern"),
+        ("name-email", "email"),
+        ("multi-host-uri", "uri"),
+        ("file-path", "disk"),
+        ("json-string", "JSON"),
+        ("uuid9", "cannot assert"),
+        ("sha3_hex", "cannot assert"),
+    ] {
+        let e = Contract::from_value(json!({"properties": {"a": {"type": "string", "format": name}}})).unwrap_err();
+        assert_eq!(e.kind, CompileErrorKind::UnknownFormat, "{name}");
+        assert_eq!((e.keyword.as_str(), e.location.as_str()), ("format", "/properties/a"), "{name}");
+        assert!(e.message.contains(reason), "{name}: {e}");
+    }
+}
+
+#[test]
+fn content_encoding_is_asserted() {
+    // Zod 4's z.base64() writes both.
+    let c = contract(json!({"type": "string", "format": "base64", "contentEncoding": "base64"}));
+    assert!(accepts(&c, &json!("YWJj")) && !accepts(&c, &json!("YWJ")));
+    let c = contract(json!({"type": "string", "contentEncoding": "base64url"}));
+    assert!(accepts(&c, &json!("-_8")) && !accepts(&c, &json!("+/8=")));
+    let e = Contract::from_value(json!({"contentEncoding": "quoted-printable"})).unwrap_err();
+    assert_eq!((e.kind, e.keyword.as_str()), (CompileErrorKind::Unsupported, "contentEncoding"));
+}
