@@ -202,7 +202,7 @@ fn annotations_and_every_mistake_at_once() {
         "name",
         "",
     );
-    assert_error(json!({"type": "string", "nullable": true}), Kind::Unsupported, "nullable", "");
+    assert_error(json!({"type": "string", "nullable": "yes"}), Kind::InvalidValue, "nullable", "");
     assert_error(json!({"divisibleBy": 2}), Kind::Unsupported, "divisibleBy", "");
     assert_error(json!({"formatMaximum": "2020-01-01"}), Kind::Unsupported, "formatMaximum", "");
     // Tools' annotations that look like enforced keywords are still annotations.
@@ -243,4 +243,36 @@ fn each_draft_reads_its_own_keywords() {
     // In 2020-12 the older forms are named as such.
     assert_error(json!({"items": [{}]}), Kind::InvalidValue, "items", "");
     assert_error(json!({"dependencies": {}}), Kind::Unsupported, "dependencies", "");
+}
+
+#[test]
+fn openapi_nullable_adds_null_to_the_type() {
+    // openai-node's zod-to-json-schema writes Zod 3's `.nullable()` so.
+    let c = Contract::from_value(json!({"type": "string", "nullable": true})).unwrap();
+    assert!(c.check("null").is_pass() && c.check(r#""a""#).is_pass() && !c.check("1").is_accepted());
+    let c = Contract::from_value(json!({"type": "string", "nullable": false})).unwrap();
+    assert!(!c.check("null").is_accepted());
+    // An enum must list null itself (OpenAPI 3.0.3).
+    let c = Contract::from_value(json!({"type": "string", "enum": ["a"], "nullable": true})).unwrap();
+    assert!(!c.check("null").is_accepted());
+}
+
+#[test]
+fn a_root_that_is_a_ref_hands_its_root_policy_to_its_target() {
+    // zod-to-json-schema with a name: the model, and its `x-vouch`, live in `definitions`.
+    let c = Contract::from_value(json!({
+        "$ref": "#/definitions/Answer",
+        "definitions": {"Answer": {"type": "object", "properties": {"a": {"type": "integer"}},
+                                   "x-vouch": {"unwrap": ["fence"]}}},
+        "$schema": "http://json-schema.org/draft-07/schema#"
+    }))
+    .unwrap();
+    assert!(c.check("```json\n{\"a\": 1}\n```").is_accepted());
+    // Elsewhere, root policy stays root-only.
+    assert_error(
+        json!({"properties": {"a": {"x-vouch": {"unwrap": ["fence"]}}}}),
+        Kind::BadPolicy,
+        "x-vouch",
+        "/properties/a",
+    );
 }

@@ -39,6 +39,8 @@ struct Compiler<'a> {
     errors: Vec<CompileError>,
     /// Unknown keywords read as annotations: (location, keyword).
     unknown: Vec<(String, String)>,
+    /// Where the root's `$ref` points, when the root is a local `$ref`.
+    root_alias: Option<String>,
     root_id: Option<&'a str>,
     nodes: Vec<Node>,
     by_location: HashMap<String, NodeId>,
@@ -67,6 +69,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
         annotations,
         errors: Vec::new(),
         unknown: Vec::new(),
+        root_alias: root_alias(document),
         root_id,
         nodes: Vec::new(),
         by_location: HashMap::new(),
@@ -497,6 +500,10 @@ impl<'a> Compiler<'a> {
                 "then" => n.then_ = Some(self.sub(v, location, k)?),
                 "else" => n.else_ = Some(self.sub(v, location, k)?),
                 "discriminator" => n.discriminator = Some(Box::new(self.discriminator(v, location)?)),
+                "nullable" => {
+                    // Applied once `type` is known, in `finish_node`.
+                    v.as_bool().ok_or_else(|| invalid(k, location, "a boolean (OpenAPI 3.0)"))?;
+                }
                 "x-vouch" => {} // after the constraints, which it is checked against
                 _ => return self.unknown_keyword(k, v, location),
             }
@@ -517,9 +524,18 @@ impl<'a> Compiler<'a> {
             n.min_contains = None;
             n.max_contains = None;
         }
+        if map.get("nullable") == Some(&Value::Bool(true)) {
+            // OpenAPI 3.0: `nullable` adds null to the types `type` allows
+            // (without `type`, null is allowed already; an `enum` must list it).
+            n.types = n.types.map(|t| t.union(Types::NULL));
+        }
         if let Some(v) = map.get("x-vouch") {
+            // A root that is only a `$ref` (zod-to-json-schema with a name)
+            // hands its root policy to the schema it names.
+            let at_root = location.is_empty()
+                || (self.root_alias.as_deref() == Some(location) && self.document.get("x-vouch").is_none());
             let (node_policy, root) =
-                policy::parse(v, map, &n, location, &mut |when: &'a Value, at: String| self.node(when, at))?;
+                policy::parse(v, map, &n, location, at_root, &mut |when: &'a Value, at: String| self.node(when, at))?;
             n.policy = node_policy.map(Box::new);
             if let Some(root) = root {
                 self.root_policy = root;
@@ -699,6 +715,19 @@ impl<'a> Compiler<'a> {
     }
 }
 
+/// The canonical location a root `{"$ref": "#/…"}` names, if it is one.
+fn root_alias(document: &Value) -> Option<String> {
+    let fragment = document.get("$ref")?.as_str()?.strip_prefix('#')?;
+    let decoded = pointer::percent_decode(fragment)?;
+    let tokens = pointer::tokens(&decoded)?;
+    let mut canonical = String::new();
+    for t in &tokens {
+        canonical.push('/');
+        pointer::push_escaped(&mut canonical, t);
+    }
+    Some(canonical)
+}
+
 /// The dialect a contract is read in, named by its root's `$schema`
 /// (2020-12 when none). Each keyword has its own draft's meaning, compiled
 /// to the same nodes: draft-04's boolean `exclusiveMinimum`, the array form
@@ -815,6 +844,7 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "dependencies",
     "discriminator",
     "contentEncoding",
+    "nullable",
 ];
 
 /// Whether a name is a keyword vouch enforces (or refuses), never an annotation.
@@ -907,7 +937,6 @@ const TOOL_ANNOTATIONS: &[&str] = &[
 /// Constraint keywords of other vocabularies: validators that know them
 /// enforce them, so reading them as annotations would drop a constraint.
 const OTHER_VOCABULARIES: &[(&str, &str)] = &[
-    ("nullable", "OpenAPI 3.0's `nullable` widens `type` to null; in JSON Schema write `\"type\": [\"…\", \"null\"]`"),
     ("divisibleBy", "draft-03's `divisibleBy` is `multipleOf` since draft-04"),
     ("disallow", "draft-03's `disallow` is not enforced; write `not` with a `type`"),
     ("extends", "draft-03's `extends` is not enforced; write `allOf`"),

@@ -54,17 +54,18 @@ fn declared_types(node: &Node) -> Option<Types> {
     values.iter().map(Types::of).reduce(Types::union)
 }
 
-/// Parse `x-vouch` on the node at `location`. `compile` compiles a finding's
+/// Parse `x-vouch` on the node at `location` (`at_root`: the contract's
+/// root, or the schema a root that is only a `$ref` names). `compile` compiles a finding's
 /// `when` schema.
 pub(crate) fn parse<'a>(
     v: &'a Value,
     schema: &Map<String, Value>,
     node: &Node,
     location: &str,
+    at_root: bool,
     compile: &mut dyn FnMut(&'a Value, String) -> Result<NodeId>,
 ) -> Result<(Option<Policy>, Option<RootPolicy>)> {
     let map = v.as_object().ok_or_else(|| bad(location, "x-vouch must be an object"))?;
-    let at_root = location.is_empty();
     let mut policy = Policy::default();
     let mut root = RootPolicy::default();
     let mut has_root = false;

@@ -460,6 +460,10 @@ impl Parser {
             }
             'u' => self.unicode_escape(at).map(ClassAtom::Char),
             c if is_syntax_char(c) || c == '/' => Ok(ClassAtom::Char(u32::from(c))),
+            // An escaped ASCII punctuation character means itself in every
+            // mode that allows the escape (Annex B's identity escape):
+            // zod-to-json-schema writes `\_` and `\@`, people write `\,` and `\-`.
+            c if c.is_ascii_punctuation() => Ok(ClassAtom::Char(u32::from(c))),
             c => err(
                 at,
                 format!(
