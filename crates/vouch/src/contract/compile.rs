@@ -596,7 +596,7 @@ impl<'a> Compiler<'a> {
             n.all_of.push(id);
             return Ok(None);
         }
-        if matches!(name, "starts_with" | "ends_with" | "includes" | "regex") {
+        if matches!(name, "starts_with" | "ends_with" | "includes") {
             // Zod 4 names the check and writes its argument as the pattern beside it.
             return if map.contains_key("pattern") {
                 Ok(None)
