@@ -192,5 +192,55 @@ export function models(z, major) {
       { shapes: [{ kind: "cat", lives: 3 }, { kind: "dog", good: true }], layers: { bg: [{ kind: "circle", size: 1.5 }] } },
       { shapes: [], layers: {} },
     ]],
+    // Shapes written for OpenAI's strict mode (nullable rather than optional, closed
+    // objects): what openai-node's zodResponseFormat users write.
+    ["NullableNested", z.object({ address: Address.nullable(), tags: z.array(z.string()).nullable() }), [
+      { address: ADDR, tags: ["a"] },
+      { address: null, tags: null },
+    ]],
+    ["Classification", z.object({
+      label: z.enum(["spam", "ham", "unsure"]),
+      confidence: z.number().min(0).max(1),
+      reasons: z.array(z.string()),
+    }), [
+      { label: "spam", confidence: 0.9, reasons: ["link"] },
+      { label: "unsure", confidence: 0, reasons: [] },
+    ]],
+    ["Sentiment", z.object({ sentiment: z.union([z.literal("positive"), z.literal("negative"), z.literal("neutral")]), score: z.number().nullable() }), [
+      { sentiment: "positive", score: 0.8 },
+      { sentiment: "neutral", score: null },
+    ]],
+    ["CalendarEvent", z.object({
+      name: z.string(),
+      date: date(),
+      starts: datetime(),
+      ends: datetime().nullable(),
+      participants: z.array(email()),
+    }), [
+      { name: "Science fair", date: "2024-05-03", starts: "2024-05-03T09:00:00Z", ends: null, participants: ["alice@example.com", "bob@example.com"] },
+    ]],
+    ["Moderation", z.object({
+      flagged: vouch(z.boolean(), { findings: [{ when: { const: true }, message: "the content is flagged" }] }),
+      categories: z.array(z.enum(["violence", "hate", "self_harm", "sexual"])),
+      explanation: vouch(z.string(), { repair: ["trim"] }),
+    }), [
+      { flagged: false, categories: [], explanation: "fine" },
+      { flagged: true, categories: ["hate", "violence"], explanation: "slur" },
+    ]],
+    ["Entities", z.object({
+      entities: z.array(z.object({ type: z.enum(["person", "org", "place"]), text: z.string().min(1), start: int().min(0) })),
+    }), [
+      { entities: [] },
+      { entities: [{ type: "person", text: "Ada", start: 0 }, { type: "place", text: "London", start: 10 }] },
+    ]],
+    ["Deep", z.object({ a: z.object({ b: z.object({ c: z.object({ d: z.array(z.object({ e: z.boolean() })) }) }) }) }), [
+      { a: { b: { c: { d: [] } } } },
+      { a: { b: { c: { d: [{ e: true }, { e: false }] } } } },
+    ]],
+    ["UnionNullable", z.object({ value: z.union([z.string(), z.number()]).nullable(), kind: z.enum(["a", "b"]).nullable() }), [
+      { value: "x", kind: "a" },
+      { value: 1.5, kind: null },
+      { value: null, kind: "b" },
+    ]],
   ];
 }

@@ -240,6 +240,75 @@ class Drawing(BaseModel):
     layers: dict[str, list[Shape]]
 
 
+# Shapes written for OpenAI's strict mode (nullable rather than optional).
+class NullableNested(BaseModel):
+    address: Address | None
+    tags: list[str] | None
+
+
+class Classification(BaseModel):
+    label: Literal["spam", "ham", "unsure"]
+    confidence: float = Field(ge=0, le=1)
+    reasons: list[str]
+
+
+class Sentiment(BaseModel):
+    sentiment: Literal["positive", "negative", "neutral"]
+    score: float | None
+
+
+class CalendarEvent(BaseModel):
+    """OpenAI's structured-outputs guide example, with dates."""
+    name: str
+    date: dt.date
+    starts: dt.datetime
+    ends: dt.datetime | None
+    participants: list[EmailStr]
+
+
+class Moderation(BaseModel):
+    flagged: bool = Field(
+        json_schema_extra={"x-vouch": {"findings": [{"when": {"const": True}, "message": "the content is flagged"}]}}
+    )
+    categories: list[Literal["violence", "hate", "self_harm", "sexual"]]
+    explanation: str = Field(json_schema_extra={"x-vouch": {"repair": ["trim"]}})
+
+
+class Entity(BaseModel):
+    type: Literal["person", "org", "place"]
+    text: str = Field(min_length=1)
+    start: int = Field(ge=0)
+
+
+class Entities(BaseModel):
+    entities: list[Entity]
+
+
+class DeepE(BaseModel):
+    e: bool
+
+
+class DeepC(BaseModel):
+    d: list[DeepE]
+
+
+class DeepB(BaseModel):
+    c: DeepC
+
+
+class DeepA(BaseModel):
+    b: DeepB
+
+
+class Deep(BaseModel):
+    a: DeepA
+
+
+class UnionNullable(BaseModel):
+    value: str | float | None
+    kind: Literal["a", "b"] | None
+
+
 ADDR = {"street": "1 Main St", "city": "Springfield", "postcode": "12345"}
 
 MODELS = [
@@ -364,5 +433,38 @@ MODELS = [
     ("Drawing", Drawing, [
         {"shapes": [{"kind": "cat", "lives": 3}, {"kind": "dog", "good": True}], "layers": {"bg": [{"kind": "circle", "size": 1.5}]}},
         {"shapes": [], "layers": {}},
+    ]),
+    ("NullableNested", NullableNested, [
+        {"address": ADDR, "tags": ["a"]},
+        {"address": None, "tags": None},
+    ]),
+    ("Classification", Classification, [
+        {"label": "spam", "confidence": 0.9, "reasons": ["link"]},
+        {"label": "unsure", "confidence": 0, "reasons": []},
+    ]),
+    ("Sentiment", Sentiment, [
+        {"sentiment": "positive", "score": 0.8},
+        {"sentiment": "neutral", "score": None},
+    ]),
+    ("CalendarEvent", CalendarEvent, [
+        {"name": "Science fair", "date": "2024-05-03", "starts": "2024-05-03T09:00:00Z", "ends": None,
+         "participants": ["alice@example.com", "bob@example.com"]},
+    ]),
+    ("Moderation", Moderation, [
+        {"flagged": False, "categories": [], "explanation": "fine"},
+        {"flagged": True, "categories": ["hate", "violence"], "explanation": "slur"},
+    ]),
+    ("Entities", Entities, [
+        {"entities": []},
+        {"entities": [{"type": "person", "text": "Ada", "start": 0}, {"type": "place", "text": "London", "start": 10}]},
+    ]),
+    ("Deep", Deep, [
+        {"a": {"b": {"c": {"d": []}}}},
+        {"a": {"b": {"c": {"d": [{"e": True}, {"e": False}]}}}},
+    ]),
+    ("UnionNullable", UnionNullable, [
+        {"value": "x", "kind": "a"},
+        {"value": 1.5, "kind": None},
+        {"value": None, "kind": "b"},
     ]),
 ]
