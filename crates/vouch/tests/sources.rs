@@ -44,6 +44,11 @@ const SOURCES: &[&str] = &[
 /// Each source must emit schemas for at least this many models (issue #13).
 const MIN_MODELS: usize = 25;
 
+/// The sources whose validator is Pydantic (which also has a strict mode).
+fn case_is_python(source: &str) -> bool {
+    matches!(source, "pydantic" | "openai_py" | "instructor")
+}
+
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
 }
@@ -91,6 +96,8 @@ struct Case {
     valid: Vec<String>,
     /// (operation, path, reply, the tool's verdict).
     mutations: Vec<(String, String, String, bool)>,
+    /// Pydantic's verdict in strict mode, per mutation (Python sources only).
+    strict: Vec<Option<bool>>,
 }
 
 fn load(path: &Path) -> Case {
@@ -108,6 +115,7 @@ fn load(path: &Path) -> Case {
             .iter()
             .map(|m| (text(&m["op"]), text(&m["path"]), text(&m["reply"]), m["tool"].as_bool().unwrap()))
             .collect(),
+        strict: v["mutations"].as_array().unwrap().iter().map(|m| m["tool_strict"].as_bool()).collect(),
     }
 }
 
@@ -130,11 +138,49 @@ fn listed() -> BTreeMap<String, String> {
     out
 }
 
-/// Extra replies for soundness: each valid reply with every member of one
-/// object set to null at once (what an OpenAI export of optional members as
-/// nullable lets a model send).
-fn extra_replies(valid: &[String]) -> Vec<String> {
+/// At most this many extra replies per case.
+const MAX_EXTRA: usize = 400;
+
+/// Extra replies for soundness, what an OpenAI export of optional members as
+/// nullable lets a model send: each valid reply with every member of one
+/// object set to null at once, and with one missing member added as null
+/// (any property name the exported schema declares, at any object).
+fn extra_replies(valid: &[String], exported: &Value) -> Vec<String> {
+    let mut names = BTreeSet::new();
+    let mut schemas = vec![exported];
+    while let Some(node) = schemas.pop() {
+        match node {
+            Value::Object(m) => {
+                if let Some(Value::Object(props)) = m.get("properties") {
+                    names.extend(props.keys().cloned());
+                }
+                schemas.extend(m.values());
+            }
+            Value::Array(items) => schemas.extend(items),
+            _ => {}
+        }
+    }
     let mut out = Vec::new();
+    for text in valid {
+        let v: Value = serde_json::from_str(text).unwrap();
+        let mut stack = vec![String::new()];
+        while let Some(pointer) = stack.pop() {
+            if let Some(Value::Object(m)) = v.pointer(&pointer) {
+                for name in names.iter().filter(|n| !m.contains_key(*n)) {
+                    let mut filled = v.clone();
+                    if let Some(Value::Object(o)) = filled.pointer_mut(&pointer) {
+                        o.insert(name.clone(), Value::Null);
+                    }
+                    out.push(filled.to_string());
+                }
+            }
+            if let Some(Value::Object(m)) = v.pointer(&pointer) {
+                stack.extend(m.keys().map(|k| format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"))));
+            } else if let Some(Value::Array(items)) = v.pointer(&pointer) {
+                stack.extend((0..items.len()).map(|i| format!("{pointer}/{i}")));
+            }
+        }
+    }
     for text in valid {
         let v: Value = serde_json::from_str(text).unwrap();
         let mut stack = vec![String::new()];
@@ -152,6 +198,7 @@ fn extra_replies(valid: &[String]) -> Vec<String> {
             }
         }
     }
+    out.truncate(MAX_EXTRA);
     out
 }
 
@@ -185,6 +232,8 @@ struct Figures {
     mutations: usize,
     disagreements: usize,
     stricter: usize,
+    /// Of `stricter`, those Pydantic's strict mode refuses too.
+    strict_agrees: usize,
     schema_refuses: usize,
     schema_looser: usize,
     sound_checked: usize,
@@ -276,7 +325,7 @@ fn hold(case: &Case, listed: &BTreeMap<String, String>, fig: &mut Figures, repor
         }
     }
     // (b) the mutations: never looser than the tool, unless a declared repair explains it.
-    for (op, path, reply, tool) in &case.mutations {
+    for ((op, path, reply, tool), strict) in case.mutations.iter().zip(&case.strict) {
         fig.mutations += 1;
         let verdict = contract.check(reply);
         match (&verdict, tool) {
@@ -302,6 +351,7 @@ fn hold(case: &Case, listed: &BTreeMap<String, String>, fig: &mut Figures, repor
             (Verdict::Refused(_), true) => {
                 fig.disagreements += 1;
                 fig.stricter += 1;
+                fig.strict_agrees += usize::from(*strict == Some(false));
                 report.stricter.push((
                     case.source.clone(),
                     case.model.clone(),
@@ -346,13 +396,15 @@ fn hold(case: &Case, listed: &BTreeMap<String, String>, fig: &mut Figures, repor
             return;
         }
     };
-    let extra = extra_replies(&case.valid);
+    let extra = extra_replies(&case.valid, inner);
     let replies = case.valid.iter().chain(case.mutations.iter().map(|m| &m.2)).chain(extra.iter());
     for reply in replies {
         let value: Value = serde_json::from_str(reply).unwrap();
         if oracle.is_valid(&value) {
             fig.sound_checked += 1;
-            if let v @ Verdict::Refused(_) = contract.check(reply) {
+            // The value the oracle judged, written back (a key given twice is one
+            // key to a parsed value; vouch refuses the text, rightly).
+            if let v @ Verdict::Refused(_) = contract.check(value.to_string()) {
                 report.fail(case, 'd', format!("the export accepts {reply}, the contract {}", verdict_line(&v)));
             }
         }
@@ -383,7 +435,7 @@ fn real_world_contracts_hold() {
             "{source}: {} models, compiled {}, listed {}, tool refused {}, exported {}, refused-export {} (named), \
              exported to Anthropic {}, to Gemini {}, \
              replies {}/{} valid accepted ({} refused by the tool's own schema), mutations {}, \
-             tool/vouch disagreements {} ({} vouch stricter, {} the tool's schema looser than the tool), \
+             tool/vouch disagreements {} ({} vouch stricter{}, {} the tool's schema looser than the tool), \
              soundness checked on {} replies",
             fig.models,
             fig.compiled,
@@ -399,6 +451,11 @@ fn real_world_contracts_hold() {
             fig.mutations,
             fig.disagreements,
             fig.stricter,
+            if case_is_python(source) {
+                format!(" of which Pydantic strict refuses {}", fig.strict_agrees)
+            } else {
+                String::new()
+            },
             fig.schema_looser,
             fig.sound_checked
         );
@@ -506,4 +563,40 @@ fn doc_snippets_run() {
         }
     }
     common::figure(&format!("docs/sources.md: {} snippets run, each schema compiled", snippets.len()));
+}
+
+/// The harness itself: a broken promise in a case is reported with its
+/// property, so a passing run means the promises hold, not that nothing was looked at.
+#[test]
+fn harness_reports_broken_promises() {
+    let case = |model: &str, schema: Value, valid: &[&str]| Case {
+        source: "self".into(),
+        model: model.into(),
+        schema: Some(schema),
+        tool_error: None,
+        valid: valid.iter().map(|s| (*s).to_owned()).collect(),
+        mutations: vec![],
+        strict: vec![],
+    };
+    let object = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]});
+    let mut listed = BTreeMap::new();
+    listed.insert("self/Listed".to_owned(), "a reason".to_owned());
+    let cases = [
+        // A key given twice: JSON.parse and Pydantic keep the last, vouch refuses (b).
+        case("Duplicate", object.clone(), &[r#"{"a": 1, "a": 1}"#]),
+        // Listed as not compiling, but compiles (a).
+        case("Listed", object.clone(), &[r#"{"a": 1}"#]),
+        // Does not compile and is not listed (a).
+        case("Broken", serde_json::json!({"type": "object", "minimum": "zero"}), &[]),
+        // Holds every promise.
+        case("Fine", object, &[r#"{"a": 1}"#]),
+    ];
+    let mut report = Report::default();
+    let mut fig = Figures::default();
+    for c in &cases {
+        hold(c, &listed, &mut fig, &mut report);
+    }
+    let got: Vec<(&str, char)> = report.failures.iter().map(|f| (f.1.as_str(), f.2)).collect();
+    assert_eq!(got, [("Duplicate", 'b'), ("Listed", 'a'), ("Broken", 'a')], "{:?}", report.failures);
+    assert_eq!((fig.models, fig.compiled, fig.valid_accepted, fig.exported), (4, 2, 1, 2));
 }
