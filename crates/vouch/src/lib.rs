@@ -61,6 +61,11 @@ pub use read::{read_json, JsonError, Limits, Unwrap};
 pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
 pub use write::{to_json_pretty, to_json_string};
 
+/// docs/sources.md, so its Rust snippet runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/sources.md")]
+pub struct SourcesDoc;
+
 /// Test hook, not API: compile `pattern` as a contract's `pattern` keyword
 /// would and say whether it matches somewhere in `haystack` (`Err` with the
 /// refusal when it does not compile). For the tests and the fuzz target that
