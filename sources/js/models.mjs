@@ -131,9 +131,14 @@ export function models(z, major) {
       {},
       { title: "t", count: 3, enabled: false, tags: ["x"] },
     ]],
-    ["Dates", z.object({ day: date(), at: datetime(), clock: time(), wait: duration() }), [
-      { day: "2024-02-29", at: "2024-02-29T12:30:00Z", clock: "12:30:00", wait: "PT1H" },
-      { day: "1999-12-31", at: "1999-12-31T23:59:59.250Z", clock: "00:00:00", wait: "P1DT2H" },
+    ["Dates", z.object({ day: date(), at: datetime(), wait: duration() }), [
+      { day: "2024-02-29", at: "2024-02-29T12:30:00Z", wait: "PT1H" },
+      { day: "1999-12-31", at: "1999-12-31T23:59:59.250Z", wait: "P1DT2H" },
+    ]],
+    // A time of day without an offset (Zod has no offset for times).
+    ["LocalTime", z.object({ clock: time() }), [
+      { clock: "12:30:00" },
+      { clock: "00:00:00.5" },
     ]],
     ["Ids", z.object({ id: uuid(), parent: uuid().optional(), cuid: cuid() }), [
       { id: "123e4567-e89b-12d3-a456-426614174000", cuid: "cjld2cjxh0000qzrmn831i7rn" },

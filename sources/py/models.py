@@ -150,6 +150,12 @@ class Dates(BaseModel):
     wait: dt.timedelta
 
 
+class LocalTime(BaseModel):
+    """A time of day without an offset: Pydantic accepts it, the schema's `format: time` does not."""
+
+    clock: dt.time
+
+
 class Ids(BaseModel):
     id: uuid.UUID
     parent: Optional[uuid.UUID] = None
@@ -386,8 +392,12 @@ MODELS = [
         {"title": "t", "count": 3, "enabled": False, "tags": ["x"]},
     ]),
     ("Dates", Dates, [
-        {"day": "2024-02-29", "at": "2024-02-29T12:30:00Z", "clock": "12:30:00", "wait": "PT1H"},
+        {"day": "2024-02-29", "at": "2024-02-29T12:30:00Z", "clock": "12:30:00+02:00", "wait": "PT1H"},
         {"day": "1999-12-31", "at": "1999-12-31T23:59:59+02:00", "clock": "00:00:00Z", "wait": "P1DT2H"},
+    ]),
+    ("LocalTime", LocalTime, [
+        {"clock": "12:30:00"},
+        {"clock": "12:30:00Z"},
     ]),
     ("Ids", Ids, [
         {"id": "123e4567-e89b-12d3-a456-426614174000"},
