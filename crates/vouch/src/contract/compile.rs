@@ -10,12 +10,19 @@ use serde_json::{Map, Number, Value};
 use super::error::{CompileError, CompileErrorKind as Kind};
 use super::node::{self, Node, NodeId, Pattern, Types};
 use super::policy::{self, RootPolicy};
+use super::resolve::{self, Index, RECURSIVE};
 use crate::check::format::Format;
 use crate::check::pattern::compile_pattern;
 use crate::pointer;
 
 /// Deepest schema nesting compiled (the compiler recurses per level).
 const MAX_SCHEMA_DEPTH: usize = 256;
+
+/// Most nodes compiled for dynamic contexts beyond the plain one: each
+/// `$dynamicRef`/`$recursiveRef` whose target the dynamic scope can change
+/// compiles its schemas once per scope that leads elsewhere, and a contract
+/// whose scopes multiply past this is refused rather than grown without end.
+const MAX_SPECIALIZED_NODES: usize = 4096;
 
 /// Keywords that carry no constraint and are ignored everywhere.
 const ANNOTATIONS: &[&str] =
@@ -28,29 +35,61 @@ pub(crate) struct Compiled {
 }
 
 struct Compiler<'a> {
-    document: &'a Value,
+    /// Every resource, anchor and base URI of the contract and the
+    /// documents supplied with it.
+    index: Index<'a>,
     /// The dialect the root's `$schema` names (2020-12 when none).
     dialect: Dialect,
     /// Further annotation keywords the root's `x-vouch.annotations` names.
     annotations: Vec<String>,
     /// Every mistake found so far (all are reported at once).
     errors: Vec<CompileError>,
-    root_id: Option<&'a str>,
     nodes: Vec<Node>,
-    by_location: HashMap<String, NodeId>,
+    /// Compiled nodes by location and dynamic context.
+    by_location: HashMap<(String, usize), NodeId>,
     depth: usize,
     root_policy: RootPolicy,
+    /// The dynamic context of the schema being compiled: an index into
+    /// `contexts`, 0 being the empty one.
+    context: usize,
+    /// Dynamic contexts, interned: for each dynamic anchor name some
+    /// `$dynamicRef` uses, the outermost schema in scope declaring it (and,
+    /// for 2019-09, under [`RECURSIVE`] the outermost schema of the innermost
+    /// run of resources with `$recursiveAnchor: true`). Sorted by name.
+    contexts: Vec<Vec<(String, String)>>,
+    context_ids: HashMap<Vec<(String, String)>, usize>,
+    /// Nodes compiled in a context other than the empty one.
+    specialized: usize,
 }
 
 type Result<T> = std::result::Result<T, CompileError>;
 
-pub(crate) fn compile(document: &Value) -> Result<Compiled> {
+/// Compile `document`, with `documents` (absolute URI, document) the ones
+/// its references may lead to.
+pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result<Compiled> {
     let dialect = match document.get("$schema").and_then(Value::as_str) {
         Some(uri) => Dialect::from_uri(uri).unwrap_or(Dialect::Draft2020),
         None => Dialect::Draft2020,
     };
-    let root_id = document.get("$id").or_else(|| document.get("id").filter(|_| dialect == Dialect::Draft4));
-    let root_id = root_id.and_then(Value::as_str);
+    let mut docs: Vec<(String, &Value)> = vec![(resolve::DEFAULT_BASE.to_owned(), document)];
+    let mut errors = Vec::new();
+    for (uri, doc) in documents {
+        let (bare, fragment) = resolve::split_fragment(uri);
+        if !resolve::is_absolute(uri) || fragment.is_some_and(|f| !f.is_empty()) {
+            errors.push(CompileError::new(
+                Kind::InvalidValue,
+                "",
+                uri,
+                "a supplied document's URI must be absolute (a scheme, no fragment), like \"https://example.com/schemas/a.json\"",
+            ));
+            continue;
+        }
+        docs.push((resolve::resolve(bare, ""), doc));
+    }
+    if !errors.is_empty() {
+        return Err(CompileError::all(errors));
+    }
+    let index = Index::build(&docs, dialect);
     let annotations = document
         .get("x-vouch")
         .and_then(|p| p.get("annotations"))
@@ -58,18 +97,29 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         .unwrap_or_default();
     let mut c = Compiler {
-        document,
+        index,
         dialect,
         annotations,
         errors: Vec::new(),
-        root_id,
         nodes: Vec::new(),
         by_location: HashMap::new(),
         depth: 0,
         root_policy: RootPolicy::default(),
+        context: 0,
+        contexts: vec![Vec::new()],
+        context_ids: HashMap::from([(Vec::new(), 0)]),
+        specialized: 0,
     };
     let root = c.node(document, String::new());
     let mut errors = std::mem::take(&mut c.errors);
+    // The bound on specialized nodes is said once, not by every schema past it.
+    let mut bound_said = false;
+    errors.retain(|e| {
+        let bound = e.kind == Kind::TooDeep && e.keyword == "$dynamicRef";
+        let keep = !(bound && bound_said);
+        bound_said |= bound;
+        keep
+    });
     let root = match root {
         Ok(root) if errors.is_empty() => root,
         Ok(_) => return Err(CompileError::all(errors)),
@@ -136,9 +186,12 @@ impl<'a> Compiler<'a> {
     }
 
     fn node_here(&mut self, schema: &'a Value, location: String) -> Result<NodeId> {
-        if let Some(&id) = self.by_location.get(&location) {
+        let context = self.enter_context(&location);
+        let key = (location, context);
+        if let Some(&id) = self.by_location.get(&key) {
             return Ok(id);
         }
+        let (location, _) = key;
         if self.depth >= MAX_SCHEMA_DEPTH {
             return Err(CompileError::new(
                 Kind::TooDeep,
@@ -147,9 +200,24 @@ impl<'a> Compiler<'a> {
                 format!("the contract nests deeper than {MAX_SCHEMA_DEPTH} schemas"),
             ));
         }
+        if context != 0 {
+            self.specialized += 1;
+            if self.specialized > MAX_SPECIALIZED_NODES {
+                return Err(CompileError::new(
+                    Kind::TooDeep,
+                    "$dynamicRef",
+                    &location,
+                    format!(
+                        "the dynamic references lead to more than {MAX_SPECIALIZED_NODES} schemas compiled per \
+                         dynamic scope"
+                    ),
+                ));
+            }
+        }
         let id = self.nodes.len();
         self.nodes.push(Node { location: location.clone(), ..Node::default() });
-        self.by_location.insert(location.clone(), id);
+        self.by_location.insert((location.clone(), context), id);
+        let outer = std::mem::replace(&mut self.context, context);
         self.depth += 1;
         let compiled = match schema {
             Value::Bool(b) => Ok(Node { location: location.clone(), never: !b, ..Node::default() }),
@@ -157,6 +225,7 @@ impl<'a> Compiler<'a> {
             _ => Err(CompileError::new(Kind::InvalidValue, "", &location, "a schema must be an object or a boolean")),
         };
         self.depth -= 1;
+        self.context = outer;
         let node = compiled?;
         if let Some(slot) = self.nodes.get_mut(id) {
             *slot = node;
@@ -217,6 +286,19 @@ impl<'a> Compiler<'a> {
                 self.errors.push(e);
             }
         }
+        let dynamic = match self.dialect {
+            Dialect::Draft2020 => map.get("$dynamicRef").map(|v| ("$dynamicRef", v)),
+            Dialect::Draft2019 => map.get("$recursiveRef").map(|v| ("$recursiveRef", v)),
+            _ => None,
+        };
+        if let Some((keyword, v)) = dynamic {
+            match self.dynamic_reference(keyword, v, location) {
+                // Beside a `$ref` it applies in place all the same.
+                Ok(id) if n.reference.is_some() => n.all_of.push(id),
+                Ok(id) => n.reference = Some(id),
+                Err(e) => self.errors.push(e),
+            }
+        }
         self.finish_node(n, map, location)
     }
 
@@ -248,11 +330,31 @@ impl<'a> Compiler<'a> {
                     self.sub_map(v, location, k)?;
                 }
                 _ if self.is_annotation(k) => {}
-                "id" if self.dialect == Dialect::Draft4 && at_root => {
+                "id" if self.dialect == Dialect::Draft4 => {
+                    // A base URI (or a plain-name anchor), read by the index.
                     if !v.is_string() {
                         return Err(invalid(k, location, "a URI string"));
                     }
                 }
+                "$anchor" | "$dynamicAnchor"
+                    if self.dialect.anchor_keyword() && (k == "$anchor" || self.dialect == Dialect::Draft2020) =>
+                {
+                    if !v.as_str().is_some_and(resolve::is_anchor_name) {
+                        return Err(invalid(
+                            k,
+                            location,
+                            "a plain name (a letter or `_`, then letters, digits, `-`, `_`, `.`)",
+                        ));
+                    }
+                }
+                "$recursiveAnchor" if self.dialect == Dialect::Draft2019 => {
+                    if !v.is_boolean() {
+                        return Err(invalid(k, location, "a boolean"));
+                    }
+                }
+                // Compiled with the node's other keywords, once they are.
+                "$dynamicRef" if self.dialect == Dialect::Draft2020 => {}
+                "$recursiveRef" if self.dialect == Dialect::Draft2019 => {}
                 "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() && self.dialect == Dialect::Draft4 => {
                     // Draft-04: a boolean that makes `minimum`/`maximum` exclusive.
                     let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
@@ -322,9 +424,11 @@ impl<'a> Compiler<'a> {
                         ));
                     }
                 }
-                "$id" if at_root => {
-                    if !v.is_string() {
-                        return Err(invalid(k, location, "a URI string"));
+                "$id" if at_root || self.dialect != Dialect::Draft4 => {
+                    let id = v.as_str().ok_or_else(|| invalid(k, location, "a URI string"))?;
+                    let fragment = resolve::split_fragment(id).1.unwrap_or_default();
+                    if self.dialect.anchor_keyword() && !fragment.is_empty() {
+                        return Err(invalid(k, location, "a URI without a fragment (name a location with `$anchor`)"));
                     }
                 }
                 "$schema" => return Err(CompileError::new(
@@ -333,14 +437,6 @@ impl<'a> Compiler<'a> {
                     location,
                     "below the root, only the root's own dialect may be named: another would change what keywords mean",
                 )),
-                "$id" => {
-                    return Err(CompileError::new(
-                        Kind::Unsupported,
-                        k,
-                        location,
-                        "only allowed at the contract's root: vouch resolves references within one document",
-                    ))
-                }
                 "$ref" => n.reference = Some(self.reference(v, location)?),
                 "type" => n.types = Some(types(v, location)?),
                 "enum" => {
@@ -470,49 +566,115 @@ impl<'a> Compiler<'a> {
         Ok(n)
     }
 
-    /// Resolve a `$ref` within this document and compile its target.
-    fn reference(&mut self, v: &'a Value, location: &str) -> Result<NodeId> {
-        let r = v.as_str().ok_or_else(|| invalid("$ref", location, "a string"))?;
-        // A reference through the root's own `$id` is still local.
-        let local = match (r.split_once('#'), self.root_id) {
-            (Some(("", fragment)), _) => Some(fragment),
-            (Some((base, fragment)), Some(id)) if base == id.trim_end_matches('#') => Some(fragment),
-            (None, Some(id)) if r == id.trim_end_matches('#') => Some(""),
-            _ => None,
-        };
-        let Some(fragment) = local else {
+    /// The dynamic context of a schema at `location` entered from the
+    /// current one: its resource joins the dynamic scope, binding the
+    /// dynamic anchors no outer resource bound (and, for 2019-09, starting
+    /// or ending the run of resources with `$recursiveAnchor: true`).
+    fn enter_context(&mut self, location: &str) -> usize {
+        let base = self.index.base_of(location);
+        let declared = self.index.scope_anchors.get(base);
+        let ends_run = self.index.recursive_refs && !self.index.recursive.contains(base);
+        if declared.is_none() && !ends_run {
+            return self.context;
+        }
+        let mut context = self.contexts.get(self.context).cloned().unwrap_or_default();
+        for (name, at) in declared.into_iter().flatten() {
+            if let Err(i) = context.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+                context.insert(i, (name.clone(), at.clone()));
+            }
+        }
+        if ends_run {
+            context.retain(|(n, _)| n != RECURSIVE);
+        }
+        if let Some(&id) = self.context_ids.get(&context) {
+            return id;
+        }
+        let id = self.contexts.len();
+        self.contexts.push(context.clone());
+        self.context_ids.insert(context, id);
+        id
+    }
+
+    /// Where a reference leads from the schema at `location`: the target's
+    /// location and schema, with the absolute URI (without fragment) and
+    /// the fragment it names.
+    fn lookup(&self, r: &str, location: &str, keyword: &str) -> Result<(String, &'a Value, String, String)> {
+        let resolved = resolve::resolve(self.index.base_of(location), r);
+        let (uri, fragment) = resolve::split_fragment(&resolved);
+        let Some((root, root_value)) = self.index.resources.get(uri) else {
+            let shown = if uri.starts_with(resolve::DEFAULT_BASE.trim_end_matches("contract")) {
+                format!("{r:?}")
+            } else {
+                format!("{r:?} (the document {uri})")
+            };
+            let metaschema = if Dialect::from_uri(uri).is_some() {
+                " (vouch does not bundle the JSON Schema metaschemas: it checks a contract's keywords itself)"
+            } else {
+                ""
+            };
             return Err(CompileError::new(
                 Kind::RemoteRef,
-                "$ref",
+                keyword,
                 location,
-                format!("{r:?} is not in this document; vouch resolves only local references like \"#/$defs/name\""),
+                format!(
+                    "{shown} is not among the contract's documents{metaschema}; vouch never fetches a document: \
+                     supply it with `Contract::with_documents`"
+                ),
             ));
         };
-        let unresolved =
-            || CompileError::new(Kind::UnresolvedRef, "$ref", location, format!("{r:?} points to nothing"));
-        let decoded = pointer::percent_decode(fragment).ok_or_else(unresolved)?;
+        let unresolved = |why: &str| CompileError::new(Kind::UnresolvedRef, keyword, location, format!("{r:?} {why}"));
+        let decoded = pointer::percent_decode(fragment.unwrap_or_default())
+            .ok_or_else(|| unresolved("has a malformed percent-encoding"))?;
         if !decoded.is_empty() && !decoded.starts_with('/') {
-            return Err(CompileError::new(
-                Kind::Unsupported,
-                "$ref",
-                location,
-                "anchor references (#name) are not supported; use a JSON Pointer",
-            ));
+            let Some((at, value)) = self.index.anchors.get(&(uri.to_owned(), decoded.clone())) else {
+                return Err(unresolved(&format!("names no anchor `{decoded}` in {uri}")));
+            };
+            return Ok((at.clone(), value, uri.to_owned(), decoded));
         }
-        let tokens = pointer::tokens(&decoded).ok_or_else(unresolved)?;
-        let mut target = self.document;
-        let mut canonical = String::new();
+        let tokens = pointer::tokens(&decoded).ok_or_else(|| unresolved("is not a JSON Pointer"))?;
+        let mut target: &'a Value = root_value;
+        let mut canonical = root.clone();
         for t in &tokens {
             target = match target {
                 Value::Object(m) => m.get(t.as_str()),
                 Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
                 _ => None,
             }
-            .ok_or_else(unresolved)?;
+            .ok_or_else(|| unresolved("points to nothing"))?;
             canonical.push('/');
             pointer::push_escaped(&mut canonical, t);
         }
-        self.node(target, canonical)
+        Ok((canonical, target, uri.to_owned(), decoded))
+    }
+
+    /// Resolve a `$ref` against the base URI in force and compile its target.
+    fn reference(&mut self, v: &'a Value, location: &str) -> Result<NodeId> {
+        let r = v.as_str().ok_or_else(|| invalid("$ref", location, "a string"))?;
+        let (at, target, _, _) = self.lookup(r, location, "$ref")?;
+        self.node(target, at)
+    }
+
+    /// Resolve a `$dynamicRef` (2020-12) or `$recursiveRef` (2019-09) in the
+    /// current dynamic context, and compile its target there. When its
+    /// static target is a dynamic anchor (a resource root with
+    /// `$recursiveAnchor: true`), the outermost schema in scope declaring
+    /// the same (the outermost of the innermost run, for 2019-09) is the
+    /// target instead.
+    fn dynamic_reference(&mut self, keyword: &str, v: &'a Value, location: &str) -> Result<NodeId> {
+        let r = v.as_str().ok_or_else(|| invalid(keyword, location, "a string"))?;
+        let (at, target, uri, fragment) = self.lookup(r, location, keyword)?;
+        let slot = if keyword == "$dynamicRef" {
+            self.index.dynamic.contains(&(uri.clone(), fragment.clone())).then_some(fragment)
+        } else {
+            let root = self.index.resources.get(&uri).is_some_and(|(l, _)| *l == at);
+            (root && self.index.recursive.contains(&uri)).then(|| RECURSIVE.to_owned())
+        };
+        let context = self.contexts.get(self.context);
+        let dynamic = slot.and_then(|name| context?.iter().find(|(n, _)| *n == name).map(|(_, l)| l.clone()));
+        match dynamic.and_then(|l| self.index.base_at.get(&l).map(|(_, value)| (l, *value))) {
+            Some((l, value)) => self.node(value, l),
+            None => self.node(target, at),
+        }
     }
 }
 
@@ -534,7 +696,7 @@ pub(crate) enum Dialect {
 }
 
 impl Dialect {
-    fn from_uri(uri: &str) -> Option<Self> {
+    pub(crate) fn from_uri(uri: &str) -> Option<Self> {
         let uri = uri.trim_end_matches('#');
         let rest = uri.strip_prefix("https://").or_else(|| uri.strip_prefix("http://"))?;
         Some(match rest {
@@ -567,8 +729,13 @@ impl Dialect {
         matches!(self, Self::Draft4 | Self::Draft6 | Self::Draft7)
     }
 
+    /// `$anchor` names locations, and `$id` has no fragment (2019-09 on).
+    pub(crate) fn anchor_keyword(self) -> bool {
+        matches!(self, Self::Draft2019 | Self::Draft2020)
+    }
+
     /// Every keyword beside `$ref` is ignored.
-    fn ref_overrides(self) -> bool {
+    pub(crate) fn ref_overrides(self) -> bool {
         matches!(self, Self::Draft4 | Self::Draft6 | Self::Draft7)
     }
 }
