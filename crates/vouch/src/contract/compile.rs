@@ -3,7 +3,7 @@
 //! Every keyword is either enforced, a known annotation, or a compile error:
 //! a contract never silently drops a constraint.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Number, Value};
 
@@ -23,6 +23,9 @@ const MAX_SCHEMA_DEPTH: usize = 256;
 /// compiles its schemas once per scope that leads elsewhere, and a contract
 /// whose scopes multiply past this is refused rather than grown without end.
 const MAX_SPECIALIZED_NODES: usize = 4096;
+
+/// How the refusal for [`MAX_SPECIALIZED_NODES`] begins.
+const SPECIALIZED_TOO_MANY: &str = "the dynamic references need more than";
 
 /// Keywords that carry no constraint and are ignored everywhere.
 const ANNOTATIONS: &[&str] =
@@ -58,7 +61,9 @@ struct Compiler<'a> {
     /// run of resources with `$recursiveAnchor: true`). Sorted by name.
     contexts: Vec<Vec<(String, String)>>,
     context_ids: HashMap<Vec<(String, String)>, usize>,
-    /// Nodes compiled in a context other than the empty one.
+    /// Locations compiled at least once, and the nodes compiled again at one
+    /// of them for another dynamic context.
+    compiled_at: HashSet<String>,
     specialized: usize,
 }
 
@@ -108,6 +113,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
         context: 0,
         contexts: vec![Vec::new()],
         context_ids: HashMap::from([(Vec::new(), 0)]),
+        compiled_at: HashSet::new(),
         specialized: 0,
     };
     let root = c.node(document, String::new());
@@ -115,7 +121,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
     // The bound on specialized nodes is said once, not by every schema past it.
     let mut bound_said = false;
     errors.retain(|e| {
-        let bound = e.kind == Kind::TooDeep && e.keyword == "$dynamicRef";
+        let bound = e.kind == Kind::Unsupported && e.message.starts_with(SPECIALIZED_TOO_MANY);
         let keep = !(bound && bound_said);
         bound_said |= bound;
         keep
@@ -200,16 +206,17 @@ impl<'a> Compiler<'a> {
                 format!("the contract nests deeper than {MAX_SCHEMA_DEPTH} schemas"),
             ));
         }
-        if context != 0 {
+        if !self.compiled_at.insert(location.clone()) {
             self.specialized += 1;
             if self.specialized > MAX_SPECIALIZED_NODES {
+                let keyword = if self.dialect == Dialect::Draft2019 { "$recursiveRef" } else { "$dynamicRef" };
                 return Err(CompileError::new(
-                    Kind::TooDeep,
-                    "$dynamicRef",
+                    Kind::Unsupported,
+                    keyword,
                     &location,
                     format!(
-                        "the dynamic references lead to more than {MAX_SPECIALIZED_NODES} schemas compiled per \
-                         dynamic scope"
+                        "{SPECIALIZED_TOO_MANY} {MAX_SPECIALIZED_NODES} schemas compiled again for another dynamic \
+                         scope: vouch does not compile contracts whose dynamic scopes multiply past that"
                     ),
                 ));
             }
@@ -431,6 +438,18 @@ impl<'a> Compiler<'a> {
                         return Err(invalid(k, location, "a URI without a fragment (name a location with `$anchor`)"));
                     }
                 }
+                "$schema" if !location.starts_with('/') && location.ends_with('#') => {
+                    return Err(CompileError::new(
+                        Kind::Unsupported,
+                        k,
+                        location,
+                        format!(
+                            "this supplied document names another dialect than the contract's ({}): vouch reads \
+                             every document in the contract's own, and another would change what keywords mean",
+                            self.dialect.name()
+                        ),
+                    ))
+                }
                 "$schema" => return Err(CompileError::new(
                     Kind::Unsupported,
                     k,
@@ -602,7 +621,10 @@ impl<'a> Compiler<'a> {
         let resolved = resolve::resolve(self.index.base_of(location), r);
         let (uri, fragment) = resolve::split_fragment(&resolved);
         let Some((root, root_value)) = self.index.resources.get(uri) else {
-            let shown = if uri.starts_with(resolve::DEFAULT_BASE.trim_end_matches("contract")) {
+            // The URI it resolved to, when that says more than the reference.
+            let shown = if uri == r.split('#').next().unwrap_or_default()
+                || uri.starts_with(resolve::DEFAULT_BASE.trim_end_matches("contract"))
+            {
                 format!("{r:?}")
             } else {
                 format!("{r:?} (the document {uri})")
@@ -618,7 +640,7 @@ impl<'a> Compiler<'a> {
                 location,
                 format!(
                     "{shown} is not among the contract's documents{metaschema}; vouch never fetches a document: \
-                     supply it with `Contract::with_documents`"
+                     supply it with Contract::with_documents"
                 ),
             ));
         };
