@@ -294,3 +294,29 @@ fn dynamic_scopes_that_multiply_are_refused() {
     // Said once, not by every schema past the bound.
     assert!(e.every().filter(|x| x.message == e.message).count() <= 1, "{e}");
 }
+
+#[test]
+fn exports_refuse_what_a_provider_would_resolve_differently() {
+    // Without its `$id` the inner "#/$defs/n" would read against the root.
+    let c = Contract::from_value(json!({
+        "$defs": {"n": {"type": "string"}, "inner": {"$id": "http://example.com/inner.json",
+            "$defs": {"n": {"type": "integer"}}, "$ref": "#/$defs/n"}},
+        "type": "object",
+        "properties": {"a": {"$ref": "http://example.com/inner.json"}},
+        "required": ["a"],
+        "additionalProperties": false
+    }))
+    .unwrap();
+    assert!(accepts(&c, r#"{"a": 1}"#));
+    for provider in ["openai", "anthropic", "gemini"] {
+        let p = vouch::Provider::from_name(provider).unwrap();
+        let e = c.provider_schema(p, "x").unwrap_err();
+        assert_eq!(e.keyword, "$ref", "{provider}: {e:?}");
+        assert_eq!(e.location, "/properties/a", "{provider}: {e:?}");
+    }
+    let c = Contract::from_value(json!({"$defs": {"t": {"$anchor": "t", "type": "string"}},
+        "type": "object", "properties": {"a": {"$ref": "#t"}}, "required": ["a"], "additionalProperties": false}))
+    .unwrap();
+    let e = c.provider_schema(vouch::Provider::from_name("openai").unwrap(), "x").unwrap_err();
+    assert_eq!((e.keyword.as_str(), e.location.as_str()), ("$ref", "/properties/a"));
+}
