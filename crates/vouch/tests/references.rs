@@ -320,3 +320,28 @@ fn exports_refuse_what_a_provider_would_resolve_differently() {
     let e = c.provider_schema(vouch::Provider::from_name("openai").unwrap(), "x").unwrap_err();
     assert_eq!((e.keyword.as_str(), e.location.as_str()), ("$ref", "/properties/a"));
 }
+
+#[test]
+fn supplied_documents_are_found_by_equivalent_uris_and_read_in_the_contracts_draft() {
+    // Scheme and host case, and an escaped unreserved character, name the same document.
+    let c = Contract::with_documents(
+        json!({"$ref": "HTTP://Example.com/%7Eme/a.json#/$defs/x"}),
+        [("http://example.com/~me/a.json", json!({"$defs": {"x": {"type": "integer"}}}))],
+    )
+    .unwrap();
+    assert!(accepts(&c, "1"));
+    assert!(!accepts(&c, "1.5"));
+    // A document in another draft would read its keywords otherwise.
+    let e = refusal(
+        json!({"$ref": "http://example.com/old.json"}),
+        vec![("http://example.com/old.json", json!({"$schema": "http://json-schema.org/draft-04/schema#"}))],
+    );
+    assert_eq!(
+        (e.kind, e.keyword.as_str(), e.location.as_str()),
+        (Kind::Unsupported, "$schema", "http://example.com/old.json#")
+    );
+    // Documents nothing references are not compiled, mistakes and all.
+    let c =
+        Contract::with_documents(json!({"type": "null"}), [("http://example.com/bad.json", json!({"minimum": "x"}))]);
+    assert!(c.is_ok());
+}

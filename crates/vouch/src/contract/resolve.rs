@@ -136,16 +136,53 @@ pub(crate) fn resolve(base: &str, reference: &str) -> String {
     }
     if let Some(a) = authority {
         out.push_str("//");
-        out.push_str(a);
+        // §6.2.2.1: the host is case-insensitive (user information is not).
+        match a.rsplit_once('@') {
+            Some((user, host)) => {
+                out.push_str(user);
+                out.push('@');
+                out.push_str(&host.to_ascii_lowercase());
+            }
+            None => out.push_str(&a.to_ascii_lowercase()),
+        }
     }
-    out.push_str(&path);
+    out.push_str(&normalize_percent(&path));
     if let Some(q) = query {
         out.push('?');
-        out.push_str(q);
+        out.push_str(&normalize_percent(q));
     }
     if let Some(f) = r.fragment {
         out.push('#');
         out.push_str(f);
+    }
+    out
+}
+
+/// §6.2.2.2: percent-encoded unreserved characters decoded, other escapes
+/// hex digits upper-cased, so `%7e`, `%7E` and `~` name the same resource.
+fn normalize_percent(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let escape = (b == b'%').then(|| s.get(i + 1..i + 3)).flatten();
+        match escape.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(c) if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') => {
+                out.push(char::from(c));
+                i += 3;
+            }
+            Some(_) => {
+                out.push('%');
+                out.push_str(&escape.unwrap_or_default().to_ascii_uppercase());
+                i += 3;
+            }
+            None => {
+                // Not an escape: copy the whole character.
+                let ch = s.get(i..).and_then(|r| r.chars().next()).unwrap_or('\u{fffd}');
+                out.push(ch);
+                i += ch.len_utf8().max(1);
+            }
+        }
     }
     out
 }
@@ -399,6 +436,16 @@ mod tests {
         ] {
             assert_eq!(resolve(base, r), want, "resolving {r:?}");
         }
+    }
+
+    #[test]
+    fn equivalent_spellings_normalize_alike() {
+        assert_eq!(resolve("HTTP://Example.COM/a/", "%7efoo/b%2fc.json"), "http://example.com/a/~foo/b%2Fc.json");
+        assert_eq!(resolve("http://User@Example.com/", "x"), "http://User@example.com/x");
+        // The fragment is left as written: it is decoded where it is read.
+        assert_eq!(resolve("http://a/", "b#/%7e"), "http://a/b#/%7e");
+        // Malformed escapes and non-ASCII text pass through whole.
+        assert_eq!(resolve("http://a/", "%zz/é%4"), "http://a/%zz/é%4");
     }
 
     #[test]
