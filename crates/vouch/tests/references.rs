@@ -345,3 +345,57 @@ fn supplied_documents_are_found_by_equivalent_uris_and_read_in_the_contracts_dra
         Contract::with_documents(json!({"type": "null"}), [("http://example.com/bad.json", json!({"minimum": "x"}))]);
     assert!(c.is_ok());
 }
+
+#[test]
+fn a_resource_entered_below_its_root_joins_the_dynamic_scope() {
+    // root → a#/$defs/go → b#/$defs/go → c#/$defs/go, which names "#cap":
+    // `a` declares no such anchor, `b` does (outermost), `c` too.
+    let c = Contract::from_value(json!({
+        "$id": "http://example.com/root",
+        "$ref": "a#/$defs/go",
+        "$defs": {
+            "a": {"$id": "a", "$defs": {"go": {"$ref": "b#/$defs/go"}, "cap": {"maxLength": 1}}},
+            "b": {"$id": "b", "$defs": {"go": {"$ref": "c#/$defs/go"}, "cap": {"$dynamicAnchor": "cap", "maxLength": 2}}},
+            "c": {"$id": "c", "$defs": {"go": {"$dynamicRef": "#cap"}, "cap": {"$dynamicAnchor": "cap", "maxLength": 3}}}
+        }
+    }))
+    .unwrap();
+    assert!(accepts(&c, r#""ab""#));
+    assert!(!accepts(&c, r#""abc""#));
+}
+
+#[test]
+fn a_dynamic_scope_left_behind_does_not_count() {
+    // The `if` enters `first` and leaves it; the `then` reaches `target`
+    // through `second` only, so `second`'s anchor is the outermost.
+    let c = Contract::from_value(json!({
+        "$id": "http://example.com/main",
+        "if": {"$id": "first", "$defs": {"t": {"$dynamicAnchor": "t", "type": "number"}}},
+        "then": {"$id": "second", "$ref": "target", "$defs": {"t": {"$dynamicAnchor": "t", "type": "null"}}},
+        "$defs": {"target": {"$id": "target", "$dynamicRef": "#t", "$defs": {"t": {"$dynamicAnchor": "t"}}}}
+    }))
+    .unwrap();
+    assert!(accepts(&c, "null"));
+    assert!(!accepts(&c, "1"));
+}
+
+#[test]
+fn a_recursive_reference_leads_to_the_outermost_recursive_anchor() {
+    // outer (anchored) → middle (not) → tree (anchored): the outermost
+    // resource with `$recursiveAnchor: true` in scope is `outer`.
+    let c = Contract::from_value(json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": "http://example.com/outer",
+        "$recursiveAnchor": true,
+        "$ref": "middle",
+        "properties": {"tag": {"type": "string"}},
+        "$defs": {
+            "middle": {"$id": "middle", "$ref": "tree"},
+            "tree": {"$id": "tree", "$recursiveAnchor": true,
+                     "properties": {"kids": {"items": {"$recursiveRef": "#"}}}}
+        }
+    }))
+    .unwrap();
+    assert!(accepts(&c, r#"{"tag": "a", "kids": [{"tag": "b"}]}"#));
+    assert_eq!(c.check(r#"{"kids": [{"tag": 1}]}"#).problems()[0].path, "/kids/0/tag");
+}

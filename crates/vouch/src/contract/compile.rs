@@ -57,8 +57,8 @@ struct Compiler<'a> {
     context: usize,
     /// Dynamic contexts, interned: for each dynamic anchor name some
     /// `$dynamicRef` uses, the outermost schema in scope declaring it (and,
-    /// for 2019-09, under [`RECURSIVE`] the outermost schema of the innermost
-    /// run of resources with `$recursiveAnchor: true`). Sorted by name.
+    /// for 2019-09, under [`RECURSIVE`] the outermost resource root with
+    /// `$recursiveAnchor: true`). Sorted by name.
     contexts: Vec<Vec<(String, String)>>,
     context_ids: HashMap<Vec<(String, String)>, usize>,
     /// Locations compiled at least once, and the nodes compiled again at one
@@ -587,23 +587,22 @@ impl<'a> Compiler<'a> {
 
     /// The dynamic context of a schema at `location` entered from the
     /// current one: its resource joins the dynamic scope, binding the
-    /// dynamic anchors no outer resource bound (and, for 2019-09, starting
-    /// or ending the run of resources with `$recursiveAnchor: true`).
+    /// dynamic anchors (for 2019-09, the recursive anchor) no outer
+    /// resource bound.
     fn enter_context(&mut self, location: &str) -> usize {
         let base = self.index.base_of(location);
-        let declared = self.index.scope_anchors.get(base);
-        let ends_run = self.index.recursive_refs && !self.index.recursive.contains(base);
-        if declared.is_none() && !ends_run {
+        let Some(declared) = self.index.scope_anchors.get(base) else {
             return self.context;
-        }
+        };
         let mut context = self.contexts.get(self.context).cloned().unwrap_or_default();
-        for (name, at) in declared.into_iter().flatten() {
+        let before = context.len();
+        for (name, at) in declared {
             if let Err(i) = context.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
                 context.insert(i, (name.clone(), at.clone()));
             }
         }
-        if ends_run {
-            context.retain(|(n, _)| n != RECURSIVE);
+        if context.len() == before {
+            return self.context;
         }
         if let Some(&id) = self.context_ids.get(&context) {
             return id;
@@ -679,9 +678,8 @@ impl<'a> Compiler<'a> {
     /// Resolve a `$dynamicRef` (2020-12) or `$recursiveRef` (2019-09) in the
     /// current dynamic context, and compile its target there. When its
     /// static target is a dynamic anchor (a resource root with
-    /// `$recursiveAnchor: true`), the outermost schema in scope declaring
-    /// the same (the outermost of the innermost run, for 2019-09) is the
-    /// target instead.
+    /// `$recursiveAnchor: true`), the outermost schema in the dynamic scope
+    /// declaring the same is the target instead.
     fn dynamic_reference(&mut self, keyword: &str, v: &'a Value, location: &str) -> Result<NodeId> {
         let r = v.as_str().ok_or_else(|| invalid(keyword, location, "a string"))?;
         let (at, target, uri, fragment) = self.lookup(r, location, keyword)?;

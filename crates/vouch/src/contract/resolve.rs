@@ -230,9 +230,6 @@ pub(crate) struct Index<'a> {
     pub scope_anchors: HashMap<String, Vec<(String, String)>>,
     /// Resources whose root declares `$recursiveAnchor: true`.
     pub recursive: HashSet<String>,
-    /// Some schema has a `$recursiveRef` (then every resource's recursive
-    /// anchor, or its lack, is part of the dynamic context).
-    pub recursive_refs: bool,
     /// The base URI in force at each schema location, and the schema.
     pub base_at: HashMap<String, (String, &'a Value)>,
 }
@@ -311,7 +308,6 @@ impl<'a> Index<'a> {
                 index.base_at.insert(location, (base, value));
             }
         }
-        index.recursive_refs = any_recursive_ref;
         for (base, name, _) in &dynamic_at {
             index.dynamic.insert((base.clone(), name.clone()));
         }
