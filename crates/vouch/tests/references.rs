@@ -399,3 +399,32 @@ fn a_recursive_reference_leads_to_the_outermost_recursive_anchor() {
     assert!(accepts(&c, r#"{"tag": "a", "kids": [{"tag": "b"}]}"#));
     assert_eq!(c.check(r#"{"kids": [{"tag": 1}]}"#).problems()[0].path, "/kids/0/tag");
 }
+
+#[test]
+fn identifiers_declared_twice_are_refused() {
+    let e = refusal(
+        json!({"$defs": {"a": {"$id": "http://example.com/x.json"}, "b": {"$id": "http://example.com/x.json"}}}),
+        vec![],
+    );
+    assert_eq!((e.kind, e.keyword.as_str()), (Kind::InvalidValue, "$id"), "{e}");
+    assert!(e.location == "/$defs/a" || e.location == "/$defs/b", "{e}");
+    let e = refusal(json!({"$defs": {"a": {"$anchor": "n"}, "b": {"$anchor": "n"}}}), vec![]);
+    assert_eq!((e.kind, e.keyword.as_str()), (Kind::InvalidValue, "$anchor"), "{e}");
+    // The same name in two resources is two anchors.
+    assert!(Contract::from_value(
+        json!({"$defs": {"a": {"$anchor": "n"}, "b": {"$id": "http://example.com/b", "$anchor": "n"}}})
+    )
+    .is_ok());
+}
+
+#[test]
+fn too_many_dynamic_anchor_names_are_refused() {
+    let defs: serde_json::Map<String, Value> = (0..65)
+        .map(|i| {
+            (format!("d{i}"), json!({"$dynamicAnchor": format!("n{i}"), "items": {"$dynamicRef": format!("#n{i}")}}))
+        })
+        .collect();
+    let e = refusal(json!({"$defs": defs}), vec![]);
+    assert_eq!((e.kind, e.keyword.as_str(), e.location.as_str()), (Kind::Unsupported, "$dynamicAnchor", ""), "{e}");
+    assert!(e.message.contains("65"), "{e}");
+}

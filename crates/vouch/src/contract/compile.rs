@@ -24,6 +24,10 @@ const MAX_SCHEMA_DEPTH: usize = 256;
 /// whose scopes multiply past this is refused rather than grown without end.
 const MAX_SPECIALIZED_NODES: usize = 4096;
 
+/// Most dynamic anchor names `$dynamicRef`s may use: each is part of every
+/// dynamic context, so their number bounds the work per compiled schema.
+const MAX_DYNAMIC_NAMES: usize = 64;
+
 /// How the refusal for [`MAX_SPECIALIZED_NODES`] begins.
 const SPECIALIZED_TOO_MANY: &str = "the dynamic references need more than";
 
@@ -95,6 +99,28 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
         return Err(CompileError::all(errors));
     }
     let index = Index::build(&docs, dialect);
+    for (keyword, location, uri) in &index.duplicates {
+        errors.push(CompileError::new(
+            Kind::InvalidValue,
+            keyword,
+            location,
+            format!("{uri} is declared twice: a reference to it would be ambiguous"),
+        ));
+    }
+    if index.dynamic_names > MAX_DYNAMIC_NAMES {
+        errors.push(CompileError::new(
+            Kind::Unsupported,
+            "$dynamicAnchor",
+            "",
+            format!(
+                "{} dynamic anchor names are used by `$dynamicRef`s; vouch compiles at most {MAX_DYNAMIC_NAMES}",
+                index.dynamic_names
+            ),
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(CompileError::all(errors));
+    }
     let annotations = document
         .get("x-vouch")
         .and_then(|p| p.get("annotations"))

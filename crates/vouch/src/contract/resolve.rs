@@ -232,6 +232,11 @@ pub(crate) struct Index<'a> {
     pub recursive: HashSet<String>,
     /// The base URI in force at each schema location, and the schema.
     pub base_at: HashMap<String, (String, &'a Value)>,
+    /// Identifiers declared twice (keyword, location of the second, the
+    /// URI): which one a reference means would be a guess.
+    pub duplicates: Vec<(&'static str, String, String)>,
+    /// How many dynamic anchor names can change where a reference leads.
+    pub dynamic_names: usize,
 }
 
 impl<'a> Index<'a> {
@@ -311,11 +316,18 @@ impl<'a> Index<'a> {
         for (base, name, _) in &dynamic_at {
             index.dynamic.insert((base.clone(), name.clone()));
         }
-        for (base, name, location) in dynamic_at {
-            if dynamic_names.contains(&name) {
-                index.scope_anchors.entry(base).or_default().push((name, location));
+        let mut used: HashSet<&str> = HashSet::new();
+        for (base, name, location) in &dynamic_at {
+            if dynamic_names.contains(name) {
+                let declared = index.scope_anchors.entry(base.clone()).or_default();
+                // Declared twice in one resource is refused (`duplicates`); keep one.
+                if !declared.iter().any(|(n, _)| n == name) {
+                    declared.push((name.clone(), location.clone()));
+                }
+                used.insert(name);
             }
         }
+        index.dynamic_names = used.len();
         if any_recursive_ref {
             for uri in &index.recursive {
                 if let Some((location, _)) = index.resources.get(uri) {
@@ -347,12 +359,12 @@ impl<'a> Index<'a> {
             let (written, _) = split_fragment(id);
             if !written.is_empty() {
                 base = uri.to_owned();
-                self.resources.entry(base.clone()).or_insert((location.to_owned(), value));
+                self.declare_resource(id_keyword, &base, location, value);
             }
             // Up to draft-07 a plain-name fragment of `$id` is an anchor.
             if let Some(name) = fragment.filter(|f| !f.is_empty() && !dialect.anchor_keyword()) {
                 if is_anchor_name(name) {
-                    self.anchors.entry((uri.to_owned(), name.to_owned())).or_insert((location.to_owned(), value));
+                    self.declare_anchor(id_keyword, uri, name, location, value);
                 }
             }
         }
@@ -362,7 +374,7 @@ impl<'a> Index<'a> {
                     continue;
                 }
                 if let Some(name) = map.get(key).and_then(Value::as_str).filter(|n| is_anchor_name(n)) {
-                    self.anchors.entry((base.clone(), name.to_owned())).or_insert((location.to_owned(), value));
+                    self.declare_anchor(key, &base.clone(), name, location, value);
                 }
             }
         }
@@ -373,6 +385,29 @@ impl<'a> Index<'a> {
             }
         }
         base
+    }
+
+    fn declare_resource(&mut self, keyword: &'static str, uri: &str, location: &str, value: &'a Value) {
+        match self.resources.get(uri) {
+            Some((at, _)) if at != location => self.duplicates.push((keyword, location.to_owned(), uri.to_owned())),
+            Some(_) => {}
+            None => {
+                self.resources.insert(uri.to_owned(), (location.to_owned(), value));
+            }
+        }
+    }
+
+    fn declare_anchor(&mut self, keyword: &'static str, uri: &str, name: &str, location: &str, value: &'a Value) {
+        let key = (uri.to_owned(), name.to_owned());
+        match self.anchors.get(&key) {
+            Some((at, _)) if at != location => {
+                self.duplicates.push((keyword, location.to_owned(), format!("{uri}#{name}")));
+            }
+            Some(_) => {}
+            None => {
+                self.anchors.insert(key, (location.to_owned(), value));
+            }
+        }
     }
 
     /// The base URI in force at `location` (a location the index did not
