@@ -22,10 +22,16 @@ fn unknown_and_unsupported_keywords() {
     assert_error(json!({"type": "object", "propertees": {}}), Kind::UnknownKeyword, "propertees", "");
     assert_error(json!({"properties": {"a": {"maxLenght": 3}}}), Kind::UnknownKeyword, "maxLenght", "/properties/a");
     assert_error(json!({"unevaluatedProperties": false}), Kind::Unsupported, "unevaluatedProperties", "");
-    assert_error(json!({"items": {"$anchor": "x"}}), Kind::Unsupported, "$anchor", "/items");
+    // `$anchor` is 2019-09's: in draft-07 it would be ignored.
+    assert_error(
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": {"$anchor": "x"}}),
+        Kind::Unsupported,
+        "$anchor",
+        "/items",
+    );
     assert_error(json!({"dependencies": {}}), Kind::Unsupported, "dependencies", "");
     assert_error(json!({"contentMediaType": "application/json"}), Kind::Unsupported, "contentMediaType", "");
-    assert_error(json!({"properties": {"a": {"$id": "x"}}}), Kind::Unsupported, "$id", "/properties/a");
+    assert_error(json!({"properties": {"a": {"$id": "x#frag"}}}), Kind::InvalidValue, "$id", "/properties/a");
     assert_error(json!({"$schema": "http://example.com/custom"}), Kind::Unsupported, "$schema", "");
 }
 
@@ -53,7 +59,7 @@ fn references() {
         "$ref",
         "/properties/a",
     );
-    assert_error(json!({"$ref": "#name"}), Kind::Unsupported, "$ref", "");
+    assert_error(json!({"$ref": "#name"}), Kind::UnresolvedRef, "$ref", "");
     assert_error(json!({"$ref": "#"}), Kind::RefCycle, "$ref", "");
     assert_error(
         json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),

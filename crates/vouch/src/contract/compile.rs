@@ -3,19 +3,33 @@
 //! Every keyword is either enforced, a known annotation, or a compile error:
 //! a contract never silently drops a constraint.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Number, Value};
 
 use super::error::{CompileError, CompileErrorKind as Kind};
 use super::node::{self, Node, NodeId, Pattern, Types};
 use super::policy::{self, RootPolicy};
+use super::resolve::{self, Index, RECURSIVE};
 use crate::check::format::Format;
 use crate::check::pattern::compile_pattern;
 use crate::pointer;
 
 /// Deepest schema nesting compiled (the compiler recurses per level).
 const MAX_SCHEMA_DEPTH: usize = 256;
+
+/// Most nodes compiled for dynamic contexts beyond the plain one: each
+/// `$dynamicRef`/`$recursiveRef` whose target the dynamic scope can change
+/// compiles its schemas once per scope that leads elsewhere, and a contract
+/// whose scopes multiply past this is refused rather than grown without end.
+const MAX_SPECIALIZED_NODES: usize = 4096;
+
+/// Most dynamic anchor names `$dynamicRef`s may use: each is part of every
+/// dynamic context, so their number bounds the work per compiled schema.
+const MAX_DYNAMIC_NAMES: usize = 64;
+
+/// How the refusal for [`MAX_SPECIALIZED_NODES`] begins.
+const SPECIALIZED_TOO_MANY: &str = "the dynamic references need more than";
 
 /// Keywords that carry no constraint and are ignored everywhere.
 const ANNOTATIONS: &[&str] =
@@ -30,7 +44,9 @@ pub(crate) struct Compiled {
 }
 
 struct Compiler<'a> {
-    document: &'a Value,
+    /// Every resource, anchor and base URI of the contract and the
+    /// documents supplied with it.
+    index: Index<'a>,
     /// The dialect the root's `$schema` names (2020-12 when none).
     dialect: Dialect,
     /// Further annotation keywords the root's `x-vouch.annotations` names.
@@ -41,22 +57,78 @@ struct Compiler<'a> {
     unknown: Vec<(String, String)>,
     /// Where the root's `$ref` points, when the root is a local `$ref`.
     root_alias: Option<String>,
-    root_id: Option<&'a str>,
+    /// The contract's own document.
+    document: &'a Value,
     nodes: Vec<Node>,
-    by_location: HashMap<String, NodeId>,
+    /// Compiled nodes by location and dynamic context.
+    by_location: HashMap<(String, usize), NodeId>,
     depth: usize,
     root_policy: RootPolicy,
+    /// The dynamic context of the schema being compiled: an index into
+    /// `contexts`, 0 being the empty one.
+    context: usize,
+    /// Dynamic contexts, interned: for each dynamic anchor name some
+    /// `$dynamicRef` uses, the outermost schema in scope declaring it (and,
+    /// for 2019-09, under [`RECURSIVE`] the outermost resource root with
+    /// `$recursiveAnchor: true`). Sorted by name.
+    contexts: Vec<Vec<(String, String)>>,
+    context_ids: HashMap<Vec<(String, String)>, usize>,
+    /// Locations compiled at least once, and the nodes compiled again at one
+    /// of them for another dynamic context.
+    compiled_at: HashSet<String>,
+    specialized: usize,
 }
 
 type Result<T> = std::result::Result<T, CompileError>;
 
-pub(crate) fn compile(document: &Value) -> Result<Compiled> {
+/// Compile `document`, with `documents` (absolute URI, document) the ones
+/// its references may lead to.
+pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result<Compiled> {
     let dialect = match document.get("$schema").and_then(Value::as_str) {
         Some(uri) => Dialect::from_uri(uri).unwrap_or(Dialect::Draft2020),
         None => Dialect::Draft2020,
     };
-    let root_id = document.get("$id").or_else(|| document.get("id").filter(|_| dialect == Dialect::Draft4));
-    let root_id = root_id.and_then(Value::as_str);
+    let mut docs: Vec<(String, &Value)> = vec![(resolve::DEFAULT_BASE.to_owned(), document)];
+    let mut errors = Vec::new();
+    for (uri, doc) in documents {
+        let (bare, fragment) = resolve::split_fragment(uri);
+        if !resolve::is_absolute(uri) || fragment.is_some_and(|f| !f.is_empty()) {
+            errors.push(CompileError::new(
+                Kind::InvalidValue,
+                "",
+                uri,
+                "a supplied document's URI must be absolute (a scheme, no fragment), like \"https://example.com/schemas/a.json\"",
+            ));
+            continue;
+        }
+        docs.push((resolve::resolve(bare, ""), doc));
+    }
+    if !errors.is_empty() {
+        return Err(CompileError::all(errors));
+    }
+    let index = Index::build(&docs, dialect);
+    for (keyword, location, uri) in &index.duplicates {
+        errors.push(CompileError::new(
+            Kind::InvalidValue,
+            keyword,
+            location,
+            format!("{uri} is declared twice: a reference to it would be ambiguous"),
+        ));
+    }
+    if index.dynamic_names > MAX_DYNAMIC_NAMES {
+        errors.push(CompileError::new(
+            Kind::Unsupported,
+            "$dynamicAnchor",
+            "",
+            format!(
+                "{} dynamic anchor names are used by `$dynamicRef`s; vouch compiles at most {MAX_DYNAMIC_NAMES}",
+                index.dynamic_names
+            ),
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(CompileError::all(errors));
+    }
     let annotations = document
         .get("x-vouch")
         .and_then(|p| p.get("annotations"))
@@ -64,20 +136,33 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         .unwrap_or_default();
     let mut c = Compiler {
-        document,
+        index,
         dialect,
         annotations,
         errors: Vec::new(),
         unknown: Vec::new(),
         root_alias: root_alias(document),
-        root_id,
+        document,
         nodes: Vec::new(),
         by_location: HashMap::new(),
         depth: 0,
         root_policy: RootPolicy::default(),
+        context: 0,
+        contexts: vec![Vec::new()],
+        context_ids: HashMap::from([(Vec::new(), 0)]),
+        compiled_at: HashSet::new(),
+        specialized: 0,
     };
     let root = c.node(document, String::new());
     let mut errors = std::mem::take(&mut c.errors);
+    // The bound on specialized nodes is said once, not by every schema past it.
+    let mut bound_said = false;
+    errors.retain(|e| {
+        let bound = e.kind == Kind::Unsupported && e.message.starts_with(SPECIALIZED_TOO_MANY);
+        let keep = !(bound && bound_said);
+        bound_said |= bound;
+        keep
+    });
     let root = match root {
         Ok(root) if errors.is_empty() => root,
         Ok(_) => return Err(CompileError::all(errors)),
@@ -146,9 +231,12 @@ impl<'a> Compiler<'a> {
     }
 
     fn node_here(&mut self, schema: &'a Value, location: String) -> Result<NodeId> {
-        if let Some(&id) = self.by_location.get(&location) {
+        let context = self.enter_context(&location);
+        let key = (location, context);
+        if let Some(&id) = self.by_location.get(&key) {
             return Ok(id);
         }
+        let (location, _) = key;
         if self.depth >= MAX_SCHEMA_DEPTH {
             return Err(CompileError::new(
                 Kind::TooDeep,
@@ -157,9 +245,25 @@ impl<'a> Compiler<'a> {
                 format!("the contract nests deeper than {MAX_SCHEMA_DEPTH} schemas"),
             ));
         }
+        if !self.compiled_at.insert(location.clone()) {
+            self.specialized += 1;
+            if self.specialized > MAX_SPECIALIZED_NODES {
+                let keyword = if self.dialect == Dialect::Draft2019 { "$recursiveRef" } else { "$dynamicRef" };
+                return Err(CompileError::new(
+                    Kind::Unsupported,
+                    keyword,
+                    &location,
+                    format!(
+                        "{SPECIALIZED_TOO_MANY} {MAX_SPECIALIZED_NODES} schemas compiled again for another dynamic \
+                         scope: vouch does not compile contracts whose dynamic scopes multiply past that"
+                    ),
+                ));
+            }
+        }
         let id = self.nodes.len();
         self.nodes.push(Node { location: location.clone(), ..Node::default() });
-        self.by_location.insert(location.clone(), id);
+        self.by_location.insert((location.clone(), context), id);
+        let outer = std::mem::replace(&mut self.context, context);
         self.depth += 1;
         let compiled = match schema {
             Value::Bool(b) => Ok(Node { location: location.clone(), never: !b, ..Node::default() }),
@@ -167,6 +271,7 @@ impl<'a> Compiler<'a> {
             _ => Err(CompileError::new(Kind::InvalidValue, "", &location, "a schema must be an object or a boolean")),
         };
         self.depth -= 1;
+        self.context = outer;
         let node = compiled?;
         if let Some(slot) = self.nodes.get_mut(id) {
             *slot = node;
@@ -226,6 +331,19 @@ impl<'a> Compiler<'a> {
             // a contract's author sees all its mistakes at once.
             if let Err(e) = self.keyword(&mut n, map, keyword, v, location, at_root) {
                 self.errors.push(e);
+            }
+        }
+        let dynamic = match self.dialect {
+            Dialect::Draft2020 => map.get("$dynamicRef").map(|v| ("$dynamicRef", v)),
+            Dialect::Draft2019 => map.get("$recursiveRef").map(|v| ("$recursiveRef", v)),
+            _ => None,
+        };
+        if let Some((keyword, v)) = dynamic {
+            match self.dynamic_reference(keyword, v, location) {
+                // Beside a `$ref` it applies in place all the same.
+                Ok(id) if n.reference.is_some() => n.all_of.push(id),
+                Ok(id) => n.reference = Some(id),
+                Err(e) => self.errors.push(e),
             }
         }
         self.finish_node(n, map, location)
@@ -319,11 +437,31 @@ impl<'a> Compiler<'a> {
                     self.sub_map(v, location, k)?;
                 }
                 _ if self.is_annotation(k) => {}
-                "id" if self.dialect == Dialect::Draft4 && at_root => {
+                "id" if self.dialect == Dialect::Draft4 => {
+                    // A base URI (or a plain-name anchor), read by the index.
                     if !v.is_string() {
                         return Err(invalid(k, location, "a URI string"));
                     }
                 }
+                "$anchor" | "$dynamicAnchor"
+                    if self.dialect.anchor_keyword() && (k == "$anchor" || self.dialect == Dialect::Draft2020) =>
+                {
+                    if !v.as_str().is_some_and(resolve::is_anchor_name) {
+                        return Err(invalid(
+                            k,
+                            location,
+                            "a plain name (a letter or `_`, then letters, digits, `-`, `_`, `.`)",
+                        ));
+                    }
+                }
+                "$recursiveAnchor" if self.dialect == Dialect::Draft2019 => {
+                    if !v.is_boolean() {
+                        return Err(invalid(k, location, "a boolean"));
+                    }
+                }
+                // Compiled with the node's other keywords, once they are.
+                "$dynamicRef" if self.dialect == Dialect::Draft2020 => {}
+                "$recursiveRef" if self.dialect == Dialect::Draft2019 => {}
                 "exclusiveMinimum" | "exclusiveMaximum" if v.is_boolean() && self.dialect == Dialect::Draft4 => {
                     // Draft-04: a boolean that makes `minimum`/`maximum` exclusive.
                     let bound = if k == "exclusiveMinimum" { "minimum" } else { "maximum" };
@@ -393,10 +531,24 @@ impl<'a> Compiler<'a> {
                         ));
                     }
                 }
-                "$id" if at_root => {
-                    if !v.is_string() {
-                        return Err(invalid(k, location, "a URI string"));
+                "$id" if at_root || self.dialect != Dialect::Draft4 => {
+                    let id = v.as_str().ok_or_else(|| invalid(k, location, "a URI string"))?;
+                    let fragment = resolve::split_fragment(id).1.unwrap_or_default();
+                    if self.dialect.anchor_keyword() && !fragment.is_empty() {
+                        return Err(invalid(k, location, "a URI without a fragment (name a location with `$anchor`)"));
                     }
+                }
+                "$schema" if !location.starts_with('/') && location.ends_with('#') => {
+                    return Err(CompileError::new(
+                        Kind::Unsupported,
+                        k,
+                        location,
+                        format!(
+                            "this supplied document names another dialect than the contract's ({}): vouch reads \
+                             every document in the contract's own, and another would change what keywords mean",
+                            self.dialect.name()
+                        ),
+                    ))
                 }
                 "$schema" => return Err(CompileError::new(
                     Kind::Unsupported,
@@ -404,14 +556,6 @@ impl<'a> Compiler<'a> {
                     location,
                     "below the root, only the root's own dialect may be named: another would change what keywords mean",
                 )),
-                "$id" => {
-                    return Err(CompileError::new(
-                        Kind::Unsupported,
-                        k,
-                        location,
-                        "only allowed at the contract's root: vouch resolves references within one document",
-                    ))
-                }
                 "$ref" => n.reference = Some(self.reference(v, location)?),
                 "type" => n.types = Some(types(v, location)?),
                 "enum" => {
@@ -669,49 +813,116 @@ impl<'a> Compiler<'a> {
         Ok(node::Discriminator { property: property.to_owned(), mapping, tags: Vec::new() })
     }
 
-    /// Resolve a `$ref` within this document and compile its target.
-    fn reference(&mut self, v: &'a Value, location: &str) -> Result<NodeId> {
-        let r = v.as_str().ok_or_else(|| invalid("$ref", location, "a string"))?;
-        // A reference through the root's own `$id` is still local.
-        let local = match (r.split_once('#'), self.root_id) {
-            (Some(("", fragment)), _) => Some(fragment),
-            (Some((base, fragment)), Some(id)) if base == id.trim_end_matches('#') => Some(fragment),
-            (None, Some(id)) if r == id.trim_end_matches('#') => Some(""),
-            _ => None,
+    /// The dynamic context of a schema at `location` entered from the
+    /// current one: its resource joins the dynamic scope, binding the
+    /// dynamic anchors (for 2019-09, the recursive anchor) no outer
+    /// resource bound.
+    fn enter_context(&mut self, location: &str) -> usize {
+        let base = self.index.base_of(location);
+        let Some(declared) = self.index.scope_anchors.get(base) else {
+            return self.context;
         };
-        let Some(fragment) = local else {
+        let mut context = self.contexts.get(self.context).cloned().unwrap_or_default();
+        let before = context.len();
+        for (name, at) in declared {
+            if let Err(i) = context.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+                context.insert(i, (name.clone(), at.clone()));
+            }
+        }
+        if context.len() == before {
+            return self.context;
+        }
+        if let Some(&id) = self.context_ids.get(&context) {
+            return id;
+        }
+        let id = self.contexts.len();
+        self.contexts.push(context.clone());
+        self.context_ids.insert(context, id);
+        id
+    }
+
+    /// Where a reference leads from the schema at `location`: the target's
+    /// location and schema, with the absolute URI (without fragment) and
+    /// the fragment it names.
+    fn lookup(&self, r: &str, location: &str, keyword: &str) -> Result<(String, &'a Value, String, String)> {
+        let resolved = resolve::resolve(self.index.base_of(location), r);
+        let (uri, fragment) = resolve::split_fragment(&resolved);
+        let Some((root, root_value)) = self.index.resources.get(uri) else {
+            // The URI it resolved to, when that says more than the reference.
+            let shown = if uri == r.split('#').next().unwrap_or_default()
+                || uri.starts_with(resolve::DEFAULT_BASE.trim_end_matches("contract"))
+            {
+                format!("{r:?}")
+            } else {
+                format!("{r:?} (the document {uri})")
+            };
+            let metaschema = if Dialect::from_uri(uri).is_some() {
+                " (vouch does not bundle the JSON Schema metaschemas: it checks a contract's keywords itself)"
+            } else {
+                ""
+            };
             return Err(CompileError::new(
                 Kind::RemoteRef,
-                "$ref",
+                keyword,
                 location,
-                format!("{r:?} is not in this document; vouch resolves only local references like \"#/$defs/name\""),
+                format!(
+                    "{shown} is not among the contract's documents{metaschema}; vouch never fetches a document: \
+                     supply it with Contract::with_documents"
+                ),
             ));
         };
-        let unresolved =
-            || CompileError::new(Kind::UnresolvedRef, "$ref", location, format!("{r:?} points to nothing"));
-        let decoded = pointer::percent_decode(fragment).ok_or_else(unresolved)?;
+        let unresolved = |why: &str| CompileError::new(Kind::UnresolvedRef, keyword, location, format!("{r:?} {why}"));
+        let decoded = pointer::percent_decode(fragment.unwrap_or_default())
+            .ok_or_else(|| unresolved("has a malformed percent-encoding"))?;
         if !decoded.is_empty() && !decoded.starts_with('/') {
-            return Err(CompileError::new(
-                Kind::Unsupported,
-                "$ref",
-                location,
-                "anchor references (#name) are not supported; use a JSON Pointer",
-            ));
+            let Some((at, value)) = self.index.anchors.get(&(uri.to_owned(), decoded.clone())) else {
+                return Err(unresolved(&format!("names no anchor `{decoded}` in {uri}")));
+            };
+            return Ok((at.clone(), value, uri.to_owned(), decoded));
         }
-        let tokens = pointer::tokens(&decoded).ok_or_else(unresolved)?;
-        let mut target = self.document;
-        let mut canonical = String::new();
+        let tokens = pointer::tokens(&decoded).ok_or_else(|| unresolved("is not a JSON Pointer"))?;
+        let mut target: &'a Value = root_value;
+        let mut canonical = root.clone();
         for t in &tokens {
             target = match target {
                 Value::Object(m) => m.get(t.as_str()),
                 Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
                 _ => None,
             }
-            .ok_or_else(unresolved)?;
+            .ok_or_else(|| unresolved("points to nothing"))?;
             canonical.push('/');
             pointer::push_escaped(&mut canonical, t);
         }
-        self.node(target, canonical)
+        Ok((canonical, target, uri.to_owned(), decoded))
+    }
+
+    /// Resolve a `$ref` against the base URI in force and compile its target.
+    fn reference(&mut self, v: &'a Value, location: &str) -> Result<NodeId> {
+        let r = v.as_str().ok_or_else(|| invalid("$ref", location, "a string"))?;
+        let (at, target, _, _) = self.lookup(r, location, "$ref")?;
+        self.node(target, at)
+    }
+
+    /// Resolve a `$dynamicRef` (2020-12) or `$recursiveRef` (2019-09) in the
+    /// current dynamic context, and compile its target there. When its
+    /// static target is a dynamic anchor (a resource root with
+    /// `$recursiveAnchor: true`), the outermost schema in the dynamic scope
+    /// declaring the same is the target instead.
+    fn dynamic_reference(&mut self, keyword: &str, v: &'a Value, location: &str) -> Result<NodeId> {
+        let r = v.as_str().ok_or_else(|| invalid(keyword, location, "a string"))?;
+        let (at, target, uri, fragment) = self.lookup(r, location, keyword)?;
+        let slot = if keyword == "$dynamicRef" {
+            self.index.dynamic.contains(&(uri.clone(), fragment.clone())).then_some(fragment)
+        } else {
+            let root = self.index.resources.get(&uri).is_some_and(|(l, _)| *l == at);
+            (root && self.index.recursive.contains(&uri)).then(|| RECURSIVE.to_owned())
+        };
+        let context = self.contexts.get(self.context);
+        let dynamic = slot.and_then(|name| context?.iter().find(|(n, _)| *n == name).map(|(_, l)| l.clone()));
+        match dynamic.and_then(|l| self.index.base_at.get(&l).map(|(_, value)| (l, *value))) {
+            Some((l, value)) => self.node(value, l),
+            None => self.node(target, at),
+        }
     }
 }
 
@@ -746,7 +957,7 @@ pub(crate) enum Dialect {
 }
 
 impl Dialect {
-    fn from_uri(uri: &str) -> Option<Self> {
+    pub(crate) fn from_uri(uri: &str) -> Option<Self> {
         let uri = uri.trim_end_matches('#');
         let rest = uri.strip_prefix("https://").or_else(|| uri.strip_prefix("http://"))?;
         Some(match rest {
@@ -779,8 +990,13 @@ impl Dialect {
         matches!(self, Self::Draft4 | Self::Draft6 | Self::Draft7)
     }
 
+    /// `$anchor` names locations, and `$id` has no fragment (2019-09 on).
+    pub(crate) fn anchor_keyword(self) -> bool {
+        matches!(self, Self::Draft2019 | Self::Draft2020)
+    }
+
     /// Every keyword beside `$ref` is ignored.
-    fn ref_overrides(self) -> bool {
+    pub(crate) fn ref_overrides(self) -> bool {
         matches!(self, Self::Draft4 | Self::Draft6 | Self::Draft7)
     }
 }

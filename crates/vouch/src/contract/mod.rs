@@ -6,6 +6,7 @@ mod discriminator;
 mod error;
 pub(crate) mod node;
 mod policy;
+mod resolve;
 mod typed;
 
 use serde_json::Value;
@@ -92,7 +93,53 @@ impl Contract {
     /// malformed keyword value, unknown `format`, remote or dangling `$ref`,
     /// and every `x-vouch` policy that cannot apply where it stands.
     pub fn from_value(document: Value) -> Result<Self, CompileError> {
-        let compiled = compile::compile(&document)?;
+        let compiled = compile::compile(&document, &[])?;
+        Self::compiled(document, compiled)
+    }
+
+    /// Compile a contract whose `$ref`s may lead into other documents,
+    /// supplied here by absolute URI: vouch never fetches anything. A
+    /// reference resolves against the base URI in force (`$id`), to a
+    /// supplied document, or to a resource (`$id`) or anchor within the
+    /// contract or any supplied document; a reference to any other document
+    /// is a compile error (`remote_ref`) naming it. The supplied documents
+    /// are read in the contract's draft, and only what the contract reaches
+    /// is compiled.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use vouch::Contract;
+    ///
+    /// let contract = Contract::with_documents(
+    ///     json!({
+    ///         "$id": "https://example.com/schemas/order.json",
+    ///         "type": "object",
+    ///         "properties": {"price": {"$ref": "money.json#/$defs/amount"}},
+    ///         "required": ["price"]
+    ///     }),
+    ///     [(
+    ///         "https://example.com/schemas/money.json",
+    ///         json!({"$defs": {"amount": {"type": "number", "minimum": 0}}}),
+    ///     )],
+    /// )?;
+    /// assert!(contract.check(r#"{"price": 12.5}"#).is_pass());
+    /// assert_eq!(contract.check(r#"{"price": -1}"#).problems()[0].path, "/price");
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Contract::from_value`], and when a supplied URI is not absolute
+    /// (`invalid_value`, located at the URI).
+    pub fn with_documents<U: Into<String>>(
+        document: Value,
+        documents: impl IntoIterator<Item = (U, Value)>,
+    ) -> Result<Self, CompileError> {
+        let documents: Vec<(String, Value)> = documents.into_iter().map(|(u, d)| (u.into(), d)).collect();
+        let compiled = compile::compile(&document, &documents)?;
+        Self::compiled(document, compiled)
+    }
+
+    fn compiled(document: Value, compiled: compile::Compiled) -> Result<Self, CompileError> {
         let rp = compiled.root_policy;
         let defaults = Limits::default();
         let limits = Limits {

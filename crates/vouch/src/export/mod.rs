@@ -330,6 +330,11 @@ impl Exporter<'_> {
                 }
             };
             match k {
+                // Below the root an `$id` moves the base its references read
+                // against, which the exported schema (without it) would not.
+                "$id" if !location.is_empty() => {
+                    return Err(error(k, location, "an exported schema cannot carry a base URI below its root"));
+                }
                 "x-vouch" | "$schema" | "$id" | "$comment" | "default" | "examples" | "readOnly" | "writeOnly"
                 | "deprecated" | "$defs" | "definitions" => {}
                 _ if KEPT_ANNOTATIONS.contains(&k) => {
@@ -598,6 +603,15 @@ impl Exporter<'_> {
 
     fn reference(&mut self, v: &Value, location: &str, out: &mut Map<String, Value>) -> Result<()> {
         let r = v.as_str().unwrap_or_default();
+        // Only a JSON Pointer into this document means the same to the
+        // provider: anchors, `$id` bases and supplied documents do not travel.
+        if !(r == "#" || r.starts_with("#/")) {
+            return Err(error(
+                "$ref",
+                location,
+                "an exported schema can only reference its own document by JSON Pointer",
+            ));
+        }
         if self.provider != Provider::Gemini {
             out.insert("$ref".into(), v.clone());
             return Ok(());

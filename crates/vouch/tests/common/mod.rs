@@ -46,3 +46,27 @@ pub fn figure(line: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "{line}");
 }
+
+/// The JSON-Schema-Test-Suite's remote documents, served from memory as its
+/// runners serve them over HTTP: `http://localhost:1234/<path>` for each
+/// file under `remotes/` (never a socket).
+pub fn remotes(dir: &std::path::Path) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                let rel = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                if let Ok(v) = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()) {
+                    out.push((format!("http://localhost:1234/{rel}"), v));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
