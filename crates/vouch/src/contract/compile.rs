@@ -381,7 +381,10 @@ impl<'a> Compiler<'a> {
                 "minItems" => n.min_items = Some(non_negative(k, location, v)?),
                 "maxItems" => n.max_items = Some(non_negative(k, location, v)?),
                 "uniqueItems" => n.unique_items = v.as_bool().ok_or_else(|| invalid(k, location, "a boolean"))?,
-                "contains" => n.contains = Some(self.sub(v, location, k)?),
+                "contains" => {
+                    n.contains = Some(self.sub(v, location, k)?);
+                    n.contains_evaluates = self.dialect == Dialect::Draft2020;
+                }
                 "minContains" => n.min_contains = Some(non_negative(k, location, v)?),
                 "maxContains" => n.max_contains = Some(non_negative(k, location, v)?),
                 "properties" => {
@@ -399,6 +402,8 @@ impl<'a> Compiler<'a> {
                 }
                 "additionalProperties" => n.additional_properties = Some(self.sub(v, location, k)?),
                 "propertyNames" => n.property_names = Some(self.sub(v, location, k)?),
+                "unevaluatedProperties" => n.unevaluated_properties = Some(self.sub(v, location, k)?),
+                "unevaluatedItems" => n.unevaluated_items = Some(self.sub(v, location, k)?),
                 "minProperties" => n.min_properties = Some(non_negative(k, location, v)?),
                 "maxProperties" => n.max_properties = Some(non_negative(k, location, v)?),
                 "dependentRequired" => {
@@ -630,6 +635,8 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "x-vouch",
     "additionalItems",
     "dependencies",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 
 /// Whether a name is a keyword vouch enforces (or refuses), never an annotation.
@@ -698,8 +705,6 @@ const UNSUPPORTED: &[&str] = &[
     "$recursiveRef",
     "$recursiveAnchor",
     "$vocabulary",
-    "unevaluatedItems",
-    "unevaluatedProperties",
     "contentEncoding",
     "contentMediaType",
     "contentSchema",

@@ -301,6 +301,12 @@ pub(crate) struct Node {
     pub contains: Option<NodeId>,
     pub min_contains: Option<u64>,
     pub max_contains: Option<u64>,
+    /// The items `contains` matches count as evaluated for `unevaluatedItems`
+    /// (2020-12; in 2019-09 `contains` evaluates nothing).
+    pub contains_evaluates: bool,
+    /// `unevaluatedItems`: the schema of the items no adjacent keyword (nor
+    /// a passing in-place subschema) evaluated.
+    pub unevaluated_items: Option<NodeId>,
 
     /// Declared properties in contract order, with an index for lookup.
     pub properties: Vec<(String, NodeId)>,
@@ -318,6 +324,9 @@ pub(crate) struct Node {
     pub max_properties: Option<u64>,
     pub dependent_required: Vec<(String, Vec<String>)>,
     pub dependent_schemas: Vec<(String, NodeId)>,
+    /// `unevaluatedProperties`: the schema of the members no adjacent keyword
+    /// (nor a passing in-place subschema) evaluated.
+    pub unevaluated_properties: Option<NodeId>,
 
     pub all_of: Vec<NodeId>,
     pub any_of: Vec<NodeId>,
@@ -377,8 +386,19 @@ impl Node {
             .chain(self.else_.iter())
             .chain(self.contains.iter())
             .chain(self.property_names.iter())
+            // Which members or items these see depends on what the other
+            // keywords evaluated, so a repair there could not be made exactly.
+            .chain(self.unevaluated_properties.iter())
+            .chain(self.unevaluated_items.iter())
             .chain(self.policy.iter().flat_map(|p| p.findings.iter().map(|f| &f.when)))
             .copied()
+    }
+
+    /// Whether the node has `unevaluatedProperties` or `unevaluatedItems`:
+    /// then checking it collects what its keywords evaluate.
+    #[inline]
+    pub fn unevaluated(&self) -> bool {
+        self.unevaluated_properties.is_some() || self.unevaluated_items.is_some()
     }
 
     /// The values this node allows when it is nothing but a choice (`const`
@@ -430,6 +450,7 @@ impl Node {
             && self.then_.is_none()
             && self.else_.is_none()
             && self.dependent_schemas.is_empty()
+            && !self.unevaluated()
     }
 
     /// The target of a node that is nothing but a `$ref`.
@@ -470,6 +491,8 @@ impl Node {
             .chain(self.pattern_properties.iter().map(|(_, id)| *id))
             .chain(self.additional_properties)
             .chain(self.property_names)
+            .chain(self.unevaluated_properties)
+            .chain(self.unevaluated_items)
             .chain(self.policy.iter().flat_map(|p| p.findings.iter().map(|f| f.when)))
     }
 }
