@@ -23,7 +23,7 @@ use std::cell::Cell;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Map, Value};
-use vouch::{CompileErrorKind, Contract, Limits, Problem, ProblemClass, ProblemCode, Verdict};
+use vouch::{CompileErrorKind, Contract, Limits, Problem, ProblemClass, ProblemCode, Provider, Verdict};
 
 fn contract(schema: &Value) -> Contract {
     Contract::from_value(schema.clone()).unwrap_or_else(|e| panic!("{schema}: {e}"))
@@ -679,4 +679,22 @@ fn oracle_agrees_on_generated_contracts_and_instances() {
         "unevaluated oracle: {cases} contracts, {verdicts} verdicts, {accepted_n} accepted, {} refused, disagreements 0",
         verdicts - accepted_n
     ));
+}
+
+// ------------------------------------------------------------ provider schemas
+
+/// A provider's closed objects are not the same as `unevaluatedProperties`
+/// (an `anyOf` branch that fails evaluates nothing), so no export drops it.
+#[test]
+fn provider_schemas_refuse_unevaluated_keywords() {
+    let c = contract(&json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "l": {"type": "array", "items": {"type": "integer"}, "unevaluatedItems": false}},
+        "required": ["a", "l"],
+        "unevaluatedProperties": false
+    }));
+    for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
+        let e = c.bare_provider_schema(provider).unwrap_err();
+        assert!(e.keyword.starts_with("unevaluated"), "{provider:?}: {e:?}");
+    }
 }

@@ -465,32 +465,44 @@ impl Eval<'_> {
                 return false;
             }
         }
-        // What this node evaluates is collected only when its caller asks,
-        // or for its own `unevaluated*` (nothing is allocated otherwise).
-        let container = matches!(v, Value::Array(_) | Value::Object(_));
-        let own_unevaluated = container && n.unevaluated();
-        let mut seen = Evaluated::default();
-        let mut collect = (into.is_some() || own_unevaluated).then_some(&mut seen);
-        let mut ok = match v {
-            Value::Number(x) => self.number(n, x, v, ctx),
-            Value::String(s) => self.string(n, s, v, ctx),
-            Value::Array(items) => self.array(n, items, v, ctx, collect.as_deref_mut()),
-            Value::Object(map) => self.object(n, map, v, ctx, collect.as_deref_mut()),
-            Value::Null | Value::Bool(_) => true,
-        };
-        if !ok && !ctx.report {
-            return false;
+        // What a node evaluates is collected only when its caller asks, or
+        // for its own `unevaluated*`: every other node takes the plain path,
+        // compiled without any of it.
+        if into.is_none() && !n.unevaluated() {
+            return self.keywords::<false>(n, v, ctx, None);
         }
-        ok &= self.in_place(n, v, ctx, collect);
-        if own_unevaluated {
-            if !ok && !ctx.report {
-                return false;
-            }
+        let mut seen = Evaluated::default();
+        let mut ok = self.keywords::<true>(n, v, ctx, Some(&mut seen));
+        if n.unevaluated() && (ok || ctx.report) {
             ok &= self.unevaluated(n, v, &mut seen, ctx);
         }
         if let Some(into) = into {
             into.merge(seen);
         }
+        ok
+    }
+
+    /// The node's keywords past `type`, `enum` and `const`; with `COLLECT`,
+    /// what they evaluate is added to `into`.
+    #[inline(always)]
+    fn keywords<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
+        let mut ok = match v {
+            Value::Number(x) => self.number(n, x, v, ctx),
+            Value::String(s) => self.string(n, s, v, ctx),
+            Value::Array(items) => self.array::<COLLECT>(n, items, v, ctx, into.as_deref_mut()),
+            Value::Object(map) => self.object::<COLLECT>(n, map, v, ctx, into.as_deref_mut()),
+            Value::Null | Value::Bool(_) => true,
+        };
+        if !ok && !ctx.report {
+            return false;
+        }
+        ok &= self.in_place::<COLLECT>(n, v, ctx, into);
         ok
     }
 
@@ -684,7 +696,14 @@ impl Eval<'_> {
         ok
     }
 
-    fn array(&self, n: &Node, items: &[Value], v: &Value, ctx: &mut Ctx, mut into: Option<&mut Evaluated>) -> bool {
+    fn array<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        items: &[Value],
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
         let mut ok = true;
         let len = items.len() as u64;
         if let Some(min) = n.min_items {
@@ -723,7 +742,7 @@ impl Eval<'_> {
                 }
             }
         }
-        if let Some(seen) = into.as_deref_mut() {
+        if let (true, Some(seen)) = (COLLECT, into.as_deref_mut()) {
             // `items` evaluates every item past the prefix, `prefixItems` its own.
             if n.items.is_some() {
                 seen.all();
@@ -734,15 +753,20 @@ impl Eval<'_> {
             }
         }
         if let Some(c) = n.contains {
-            let mut matching = 0u64;
-            for (i, item) in items.iter().enumerate() {
-                if self.node(c, item, &mut ctx.branch()) {
-                    matching += 1;
-                    if let (Some(seen), true) = (into.as_deref_mut(), n.contains_evaluates) {
-                        seen.mark(i, items.len());
+            let matching = if COLLECT {
+                let mut matching = 0u64;
+                for (i, item) in items.iter().enumerate() {
+                    if self.node(c, item, &mut ctx.branch()) {
+                        matching += 1;
+                        if let (Some(seen), true) = (into.as_deref_mut(), n.contains_evaluates) {
+                            seen.mark(i, items.len());
+                        }
                     }
                 }
-            }
+                matching
+            } else {
+                items.iter().filter(|item| self.node(c, item, &mut ctx.branch())).count() as u64
+            };
             let min = n.min_contains.unwrap_or(1);
             check!(
                 ok,
@@ -786,7 +810,7 @@ impl Eval<'_> {
         ok
     }
 
-    fn object(
+    fn object<const COLLECT: bool>(
         &self,
         n: &Node,
         map: &Map<String, Value>,
@@ -882,7 +906,7 @@ impl Eval<'_> {
         if count_required && required_seen != n.required.len() {
             return false;
         }
-        if let Some(seen) = into.as_deref_mut() {
+        if let (true, Some(seen)) = (COLLECT, into.as_deref_mut()) {
             // The members `properties`, `patternProperties` and `additionalProperties` evaluate.
             if n.additional_properties.is_some() {
                 seen.all();
@@ -897,7 +921,12 @@ impl Eval<'_> {
             }
         }
         for (name, id) in &n.dependent_schemas {
-            if map.contains_key(name) && !self.applied(*id, v, ctx, into.as_deref_mut(), true) {
+            if !map.contains_key(name) {
+                continue;
+            }
+            let good =
+                if COLLECT { self.applied(*id, v, ctx, into.as_deref_mut(), true) } else { self.node(*id, v, ctx) };
+            if !good {
                 ok = false;
                 if !ctx.report {
                     return false;
@@ -986,17 +1015,25 @@ impl Eval<'_> {
     /// With `into`, what the passing ones evaluated is added to it: every
     /// passing `anyOf` branch (all are tried), the one passing `oneOf`
     /// branch, `if` when it passes, `then`/`else`; `not` adds nothing.
-    fn in_place(&self, n: &Node, v: &Value, ctx: &mut Ctx, mut into: Option<&mut Evaluated>) -> bool {
+    fn in_place<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
         let mut ok = true;
         for id in n.reference.iter().chain(&n.all_of) {
-            if !self.applied(*id, v, ctx, into.as_deref_mut(), true) {
+            let good =
+                if COLLECT { self.applied(*id, v, ctx, into.as_deref_mut(), true) } else { self.node(*id, v, ctx) };
+            if !good {
                 ok = false;
                 if !ctx.report {
                     return false;
                 }
             }
         }
-        let any = match into.as_deref_mut() {
+        let any = match into.as_deref_mut().filter(|_| COLLECT) {
             None => n.any_of.iter().any(|id| self.node(*id, v, &mut ctx.branch())),
             Some(seen) => {
                 // Every branch is tried: each passing one evaluates members or items.
@@ -1027,7 +1064,7 @@ impl Eval<'_> {
             }
         }
         if !n.one_of.is_empty() {
-            let collecting = into.is_some();
+            let collecting = COLLECT && into.is_some();
             // What the first passing branch evaluated: kept when it is the only one.
             let mut first: Option<Evaluated> = None;
             let matching: Vec<usize> = n
@@ -1095,13 +1132,19 @@ impl Eval<'_> {
             }
         }
         if let Some(cond) = n.if_ {
-            let (branch, name) = if self.applied(cond, v, &mut ctx.branch(), into.as_deref_mut(), false) {
-                (n.then_, "then")
+            let passed = if COLLECT {
+                self.applied(cond, v, &mut ctx.branch(), into.as_deref_mut(), false)
             } else {
-                (n.else_, "else")
+                self.node(cond, v, &mut ctx.branch())
             };
+            let (branch, name) = if passed { (n.then_, "then") } else { (n.else_, "else") };
             if let Some(id) = branch {
-                if !self.applied(id, v, &mut ctx.branch(), into, true) {
+                let good = if COLLECT {
+                    self.applied(id, v, &mut ctx.branch(), into, true)
+                } else {
+                    self.node(id, v, &mut ctx.branch())
+                };
+                if !good {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, v, &ctx.path, 1);
