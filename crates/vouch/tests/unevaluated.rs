@@ -698,3 +698,29 @@ fn provider_schemas_refuse_unevaluated_keywords() {
         assert!(e.keyword.starts_with("unevaluated"), "{provider:?}: {e:?}");
     }
 }
+
+// ------------------------------------------------------------ the single pass
+
+/// Without in-place subschemas `unevaluated*` is `additionalProperties` (or
+/// `items` after the prefix) and is read member by member; with them the
+/// node is read whole and settled by the evaluator. Either way the verdict is
+/// the full path's (`check` above holds every reply to it).
+#[test]
+fn plain_nodes_keep_the_single_pass() {
+    let plain = contract(&json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "l": {"type": "array", "prefixItems": [true], "unevaluatedItems": false}},
+        "unevaluatedProperties": false
+    }));
+    assert!(plain.accepts_in_one_pass(r#"{"a": 1, "l": [0]}"#));
+    assert!(plain.refuses_in_one_pass(r#"{"a": 1, "l": [0], "z": 2}"#));
+    let composed = contract(&json!({"allOf": [{"properties": {"a": true}}], "unevaluatedProperties": false}));
+    // Read whole, then settled by the evaluator: still accepted without the full path.
+    assert!(composed.accepts_in_one_pass(r#"{"a": 1}"#));
+    assert_eq!(refused(&composed, &json!({"a": 1, "b": 2})), [(ProblemCode::UnexpectedProperty, "/b".to_owned())]);
+    // 2020-12's contains evaluates items: that node is read whole too, and still exact.
+    let contains =
+        contract(&json!({"type": "array", "contains": {"const": 1}, "unevaluatedItems": {"type": "string"}}));
+    accepted(&contains, &json!([1, "x", 1]));
+    assert_eq!(refused(&contains, &json!([1, 2])), [(ProblemCode::WrongType, "/1".to_owned())]);
+}

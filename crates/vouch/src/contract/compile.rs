@@ -91,6 +91,7 @@ pub(crate) fn compile(document: &Value) -> Result<Compiled> {
     let integers =
         if root_policy.big_integers { crate::read::Integers::Wide } else { crate::read::Integers::AsDoubles };
     policy::check_defaults(&nodes, integers)?;
+    nodes.iter_mut().for_each(Node::fold_unevaluated);
     Ok(Compiled { nodes, root, root_policy })
 }
 

@@ -394,6 +394,28 @@ impl Node {
             .copied()
     }
 
+    /// Where no in-place subschema can evaluate anything, `unevaluated*`
+    /// means exactly what `additionalProperties` (or `items` after the
+    /// prefix) means: written as that, the node keeps the single pass.
+    /// Where that keyword is already there, it evaluates every member or
+    /// item, so `unevaluated*` never applies. Run once the policies are
+    /// checked (none may stand below `unevaluated*`).
+    pub fn fold_unevaluated(&mut self) {
+        if self.in_place().next().is_some() {
+            return;
+        }
+        if let Some(rest) = self.unevaluated_properties.take() {
+            self.additional_properties.get_or_insert(rest);
+        }
+        // 2020-12's `contains` evaluates items too: not the same as `items` then.
+        if self.contains.is_some() && self.contains_evaluates {
+            return;
+        }
+        if let Some(rest) = self.unevaluated_items.take() {
+            self.items.get_or_insert(rest);
+        }
+    }
+
     /// Whether the node has `unevaluatedProperties` or `unevaluatedItems`:
     /// then checking it collects what its keywords evaluate.
     #[inline]
