@@ -277,6 +277,57 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     }
 }
 
+/// The members (by position in the object) or items of one value that the
+/// keywords checked so far evaluated: JSON Schema's annotations, as
+/// `unevaluatedProperties`/`unevaluatedItems` read them. Only built where a
+/// node with one of those asks; nothing is allocated until a mark is made.
+#[derive(Debug, Default)]
+pub(crate) struct Evaluated {
+    /// Every member or item is evaluated (`additionalProperties`, `items`, `unevaluated*`).
+    all: bool,
+    marks: Vec<bool>,
+}
+
+impl Evaluated {
+    fn all(&mut self) {
+        self.all = true;
+        self.marks = Vec::new();
+    }
+
+    /// Mark the member or item at `i` of a value with `len` of them.
+    fn mark(&mut self, i: usize, len: usize) {
+        if self.all {
+            return;
+        }
+        if self.marks.len() < len {
+            self.marks.resize(len, false);
+        }
+        if let Some(m) = self.marks.get_mut(i) {
+            *m = true;
+        }
+    }
+
+    fn merge(&mut self, other: Evaluated) {
+        if self.all {
+            return;
+        }
+        if other.all {
+            self.all();
+            return;
+        }
+        if self.marks.len() < other.marks.len() {
+            self.marks.resize(other.marks.len(), false);
+        }
+        for (mine, theirs) in self.marks.iter_mut().zip(other.marks) {
+            *mine |= theirs;
+        }
+    }
+
+    fn has(&self, i: usize) -> bool {
+        self.all || self.marks.get(i).copied().unwrap_or(false)
+    }
+}
+
 struct Eval<'c> {
     nodes: &'c [Node],
     /// A consumer-safety hazard was met (an integer beyond ±(2^53−1) on an
@@ -330,17 +381,45 @@ macro_rules! check {
 
 impl Eval<'_> {
     fn node(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
+        self.node_into(id, v, ctx, None)
+    }
+
+    /// [`Self::node`], adding what the node evaluated of `v` to `into` when given.
+    fn node_into(&self, id: NodeId, v: &Value, ctx: &mut Ctx, into: Option<&mut Evaluated>) -> bool {
         // Checking the stack costs a thread-local read: do it every few levels,
         // well inside the red zone `deeper` keeps free.
         ctx.depth += 1;
         // A fresh context checks at once (depth 1), then every fourth level.
-        let valid =
-            if ctx.depth % 4 == 1 { crate::deeper(|| self.node_here(id, v, ctx)) } else { self.node_here(id, v, ctx) };
+        let valid = if ctx.depth % 4 == 1 {
+            crate::deeper(|| self.node_in(id, v, ctx, into))
+        } else {
+            self.node_in(id, v, ctx, into)
+        };
         ctx.depth -= 1;
         valid
     }
 
+    /// A subschema applied in place: checked, and when `into` is given, what
+    /// it evaluated added to it — only if it passes, unless `failing_too`
+    /// (for applicators whose failure fails the node anyway: then adding it
+    /// changes no verdict and spares the report a second problem).
+    fn applied(&self, id: NodeId, v: &Value, ctx: &mut Ctx, into: Option<&mut Evaluated>, failing_too: bool) -> bool {
+        let Some(into) = into else {
+            return self.node(id, v, ctx);
+        };
+        let mut seen = Evaluated::default();
+        let ok = self.node_into(id, v, ctx, Some(&mut seen));
+        if ok || failing_too {
+            into.merge(seen);
+        }
+        ok
+    }
+
     fn node_here(&self, id: NodeId, v: &Value, ctx: &mut Ctx) -> bool {
+        self.node_in(id, v, ctx, None)
+    }
+
+    fn node_in(&self, id: NodeId, v: &Value, ctx: &mut Ctx, into: Option<&mut Evaluated>) -> bool {
         // An id is always in the arena; failing closed costs nothing if not.
         let Some(n) = self.nodes.get(id) else {
             return false;
@@ -392,17 +471,103 @@ impl Eval<'_> {
                 return false;
             }
         }
+        // What a node evaluates is collected only when its caller asks, or
+        // for its own `unevaluated*`: every other node takes the plain path,
+        // compiled without any of it.
+        if into.is_none() && !n.unevaluated() {
+            return self.keywords::<false>(n, v, ctx, None);
+        }
+        let mut seen = Evaluated::default();
+        let mut ok = self.keywords::<true>(n, v, ctx, Some(&mut seen));
+        if n.unevaluated() && (ok || ctx.report) {
+            ok &= self.unevaluated(n, v, &mut seen, ctx);
+        }
+        if let Some(into) = into {
+            into.merge(seen);
+        }
+        ok
+    }
+
+    /// The node's keywords past `type`, `enum` and `const`; with `COLLECT`,
+    /// what they evaluate is added to `into`.
+    #[inline(always)]
+    fn keywords<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
         let mut ok = match v {
             Value::Number(x) => self.number(n, x, v, ctx),
             Value::String(s) => self.string(n, s, v, ctx),
-            Value::Array(items) => self.array(n, items, v, ctx),
-            Value::Object(map) => self.object(n, map, v, ctx),
+            Value::Array(items) => self.array::<COLLECT>(n, items, v, ctx, into.as_deref_mut()),
+            Value::Object(map) => self.object::<COLLECT>(n, map, v, ctx, into.as_deref_mut()),
             Value::Null | Value::Bool(_) => true,
         };
         if !ok && !ctx.report {
             return false;
         }
-        ok &= self.in_place(n, v, ctx);
+        ok &= self.in_place::<COLLECT>(n, v, ctx, into);
+        ok
+    }
+
+    /// `unevaluatedProperties` and `unevaluatedItems`: each member or item
+    /// the node's other keywords did not evaluate (`seen`) against their
+    /// schema, which then has evaluated all of them.
+    fn unevaluated(&self, n: &Node, v: &Value, seen: &mut Evaluated, ctx: &mut Ctx) -> bool {
+        let mut ok = true;
+        match v {
+            Value::Object(map) => {
+                let Some(rest) = n.unevaluated_properties else { return true };
+                // Refused as `additionalProperties: false` refuses: the same problem.
+                let closed = self.nodes.get(rest).is_some_and(|r| r.never);
+                for (i, (key, item)) in map.iter().enumerate() {
+                    if seen.has(i) {
+                        continue;
+                    }
+                    let mark = ctx.enter(key);
+                    let good = if closed {
+                        ctx.fail(
+                            ProblemCode::UnexpectedProperty,
+                            || "no other properties".into(),
+                            item,
+                            || "property not allowed by the contract".into(),
+                        );
+                        false
+                    } else {
+                        self.node(rest, item, ctx)
+                    };
+                    ctx.leave(mark);
+                    if !good {
+                        ok = false;
+                        if !ctx.report || ctx.problems.len() >= ctx.max {
+                            return false;
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let Some(rest) = n.unevaluated_items else { return true };
+                for (i, item) in items.iter().enumerate() {
+                    if seen.has(i) {
+                        continue;
+                    }
+                    // `unevaluatedItems: false` is refused as `items: false` is.
+                    let mark = ctx.enter_index(i);
+                    let good = self.node(rest, item, ctx);
+                    ctx.leave(mark);
+                    if !good {
+                        ok = false;
+                        if !ctx.report || ctx.problems.len() >= ctx.max {
+                            return false;
+                        }
+                    }
+                }
+            }
+            _ => return true,
+        }
+        seen.all();
         ok
     }
 
@@ -537,7 +702,14 @@ impl Eval<'_> {
         ok
     }
 
-    fn array(&self, n: &Node, items: &[Value], v: &Value, ctx: &mut Ctx) -> bool {
+    fn array<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        items: &[Value],
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
         let mut ok = true;
         let len = items.len() as u64;
         if let Some(min) = n.min_items {
@@ -576,8 +748,31 @@ impl Eval<'_> {
                 }
             }
         }
+        if let (true, Some(seen)) = (COLLECT, into.as_deref_mut()) {
+            // `items` evaluates every item past the prefix, `prefixItems` its own.
+            if n.items.is_some() {
+                seen.all();
+            } else {
+                for i in 0..n.prefix_items.len().min(items.len()) {
+                    seen.mark(i, items.len());
+                }
+            }
+        }
         if let Some(c) = n.contains {
-            let matching = items.iter().filter(|item| self.node(c, item, &mut ctx.branch())).count() as u64;
+            let matching = if COLLECT {
+                let mut matching = 0u64;
+                for (i, item) in items.iter().enumerate() {
+                    if self.node(c, item, &mut ctx.branch()) {
+                        matching += 1;
+                        if let (Some(seen), true) = (into.as_deref_mut(), n.contains_evaluates) {
+                            seen.mark(i, items.len());
+                        }
+                    }
+                }
+                matching
+            } else {
+                items.iter().filter(|item| self.node(c, item, &mut ctx.branch())).count() as u64
+            };
             let min = n.min_contains.unwrap_or(1);
             check!(
                 ok,
@@ -621,7 +816,14 @@ impl Eval<'_> {
         ok
     }
 
-    fn object(&self, n: &Node, map: &Map<String, Value>, v: &Value, ctx: &mut Ctx) -> bool {
+    fn object<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        map: &Map<String, Value>,
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
         let mut ok = true;
         // Fast mode counts the required properties met while visiting members,
         // instead of looking each one up (a hash per name) in the map.
@@ -710,8 +912,27 @@ impl Eval<'_> {
         if count_required && required_seen != n.required.len() {
             return false;
         }
+        if let (true, Some(seen)) = (COLLECT, into.as_deref_mut()) {
+            // The members `properties`, `patternProperties` and `additionalProperties` evaluate.
+            if n.additional_properties.is_some() {
+                seen.all();
+            } else if !n.properties.is_empty() || !n.pattern_properties.is_empty() {
+                for (i, key) in map.keys().enumerate() {
+                    if n.property_index.contains_key(key)
+                        || n.pattern_properties.iter().any(|(p, _)| p.regex.is_match(key))
+                    {
+                        seen.mark(i, map.len());
+                    }
+                }
+            }
+        }
         for (name, id) in &n.dependent_schemas {
-            if map.contains_key(name) && !self.node(*id, v, ctx) {
+            if !map.contains_key(name) {
+                continue;
+            }
+            let good =
+                if COLLECT { self.applied(*id, v, ctx, into.as_deref_mut(), true) } else { self.node(*id, v, ctx) };
+            if !good {
                 ok = false;
                 if !ctx.report {
                     return false;
@@ -796,10 +1017,22 @@ impl Eval<'_> {
 
     /// Applicators on the same value: `$ref`, `allOf`, `anyOf`, `oneOf`,
     /// `not`, `if`/`then`/`else`.
-    fn in_place(&self, n: &Node, v: &Value, ctx: &mut Ctx) -> bool {
+    ///
+    /// With `into`, what the passing ones evaluated is added to it: every
+    /// passing `anyOf` branch (all are tried), the one passing `oneOf`
+    /// branch, `if` when it passes, `then`/`else`; `not` adds nothing.
+    fn in_place<const COLLECT: bool>(
+        &self,
+        n: &Node,
+        v: &Value,
+        ctx: &mut Ctx,
+        mut into: Option<&mut Evaluated>,
+    ) -> bool {
         let mut ok = true;
         for id in n.reference.iter().chain(&n.all_of) {
-            if !self.node(*id, v, ctx) {
+            let good =
+                if COLLECT { self.applied(*id, v, ctx, into.as_deref_mut(), true) } else { self.node(*id, v, ctx) };
+            if !good {
                 ok = false;
                 if !ctx.report {
                     return false;
@@ -817,7 +1050,13 @@ impl Eval<'_> {
             let branch = tag.and_then(|t| d.branch(t)).and_then(|i| union.get(i));
             let go_on = match (branch, tag) {
                 (Some(id), _) => {
-                    if self.node(*id, v, ctx) {
+                    // Its failure fails the union: what it evaluated may count either way.
+                    let good = if COLLECT {
+                        self.applied(*id, v, ctx, into.as_deref_mut(), true)
+                    } else {
+                        self.node(*id, v, ctx)
+                    };
+                    if good {
                         true
                     } else {
                         ok = false;
@@ -857,7 +1096,20 @@ impl Eval<'_> {
         }
         let tagged_any = tagged.is_some() && n.one_of.is_empty();
         let tagged_one = tagged.is_some() && !n.one_of.is_empty();
-        if !tagged_any && !n.any_of.is_empty() && !n.any_of.iter().any(|id| self.node(*id, v, &mut ctx.branch())) {
+        let any = tagged_any
+            || n.any_of.is_empty()
+            || match into.as_deref_mut().filter(|_| COLLECT) {
+                None => n.any_of.iter().any(|id| self.node(*id, v, &mut ctx.branch())),
+                Some(seen) => {
+                    // Every branch is tried: each passing one evaluates members or items.
+                    let mut any = false;
+                    for id in &n.any_of {
+                        any |= self.applied(*id, v, &mut ctx.branch(), Some(&mut *seen), false);
+                    }
+                    any
+                }
+            };
+        if !any {
             ok = false;
             let go_on = match self.fail_choice(&n.any_of, v, ctx) {
                 Some(go_on) => go_on,
@@ -877,14 +1129,30 @@ impl Eval<'_> {
             }
         }
         if !tagged_one && !n.one_of.is_empty() {
+            let collecting = COLLECT && into.is_some();
+            // What the first passing branch evaluated: kept when it is the only one.
+            let mut first: Option<Evaluated> = None;
             let matching: Vec<usize> = n
                 .one_of
                 .iter()
                 .enumerate()
-                .filter(|(_, id)| self.node(**id, v, &mut ctx.branch()))
+                .filter(|(_, id)| {
+                    if !collecting {
+                        return self.node(**id, v, &mut ctx.branch());
+                    }
+                    let mut seen = Evaluated::default();
+                    let good = self.node_into(**id, v, &mut ctx.branch(), Some(&mut seen));
+                    if good && first.is_none() {
+                        first = Some(seen);
+                    }
+                    good
+                })
                 .map(|(i, _)| i)
                 .take(2)
                 .collect();
+            if let (Some(seen), Some(first), [_]) = (into.as_deref_mut(), first, matching.as_slice()) {
+                seen.merge(first);
+            }
             if matching.len() != 1 {
                 ok = false;
                 let count = n.one_of.len();
@@ -929,10 +1197,19 @@ impl Eval<'_> {
             }
         }
         if let Some(cond) = n.if_ {
-            let (branch, name) =
-                if self.node(cond, v, &mut ctx.branch()) { (n.then_, "then") } else { (n.else_, "else") };
+            let passed = if COLLECT {
+                self.applied(cond, v, &mut ctx.branch(), into.as_deref_mut(), false)
+            } else {
+                self.node(cond, v, &mut ctx.branch())
+            };
+            let (branch, name) = if passed { (n.then_, "then") } else { (n.else_, "else") };
             if let Some(id) = branch {
-                if !self.node(id, v, &mut ctx.branch()) {
+                let good = if COLLECT {
+                    self.applied(id, v, &mut ctx.branch(), into, true)
+                } else {
+                    self.node(id, v, &mut ctx.branch())
+                };
+                if !good {
                     ok = false;
                     let why = if ctx.report {
                         let first = problems(self.nodes, id, v, &ctx.path, 1);

@@ -136,7 +136,12 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
         }
         return Read::Whole;
     }
-    let simple = !n.never && n.enumeration.is_none() && n.constant.is_none() && n.in_place().next().is_none();
+    // `unevaluated*` needs what every keyword evaluated: read whole, checked by the evaluator.
+    let simple = !n.never
+        && n.enumeration.is_none()
+        && n.constant.is_none()
+        && n.in_place().next().is_none()
+        && !n.unevaluated();
     if !simple {
         return Read::Whole;
     }

@@ -186,6 +186,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
     let integers =
         if root_policy.big_integers { crate::read::Integers::Wide } else { crate::read::Integers::AsDoubles };
     policy::check_defaults(&nodes, integers)?;
+    nodes.iter_mut().for_each(Node::fold_unevaluated);
     Ok(Compiled { nodes, root, root_policy, unknown })
 }
 
@@ -605,7 +606,10 @@ impl<'a> Compiler<'a> {
                 "minItems" => n.min_items = Some(non_negative(k, location, v)?),
                 "maxItems" => n.max_items = Some(non_negative(k, location, v)?),
                 "uniqueItems" => n.unique_items = v.as_bool().ok_or_else(|| invalid(k, location, "a boolean"))?,
-                "contains" => n.contains = Some(self.sub(v, location, k)?),
+                "contains" => {
+                    n.contains = Some(self.sub(v, location, k)?);
+                    n.contains_evaluates = self.dialect == Dialect::Draft2020;
+                }
                 "minContains" => n.min_contains = Some(non_negative(k, location, v)?),
                 "maxContains" => n.max_contains = Some(non_negative(k, location, v)?),
                 "properties" => {
@@ -623,6 +627,8 @@ impl<'a> Compiler<'a> {
                 }
                 "additionalProperties" => n.additional_properties = Some(self.sub(v, location, k)?),
                 "propertyNames" => n.property_names = Some(self.sub(v, location, k)?),
+                "unevaluatedProperties" => n.unevaluated_properties = Some(self.sub(v, location, k)?),
+                "unevaluatedItems" => n.unevaluated_items = Some(self.sub(v, location, k)?),
                 "minProperties" => n.min_properties = Some(non_negative(k, location, v)?),
                 "maxProperties" => n.max_properties = Some(non_negative(k, location, v)?),
                 "dependentRequired" => {
@@ -1061,6 +1067,8 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "discriminator",
     "contentEncoding",
     "nullable",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 
 /// Whether a name is a keyword vouch enforces (or refuses), never an annotation.
@@ -1222,8 +1230,6 @@ const UNSUPPORTED: &[&str] = &[
     "$recursiveRef",
     "$recursiveAnchor",
     "$vocabulary",
-    "unevaluatedItems",
-    "unevaluatedProperties",
     "contentMediaType",
     "contentSchema",
     "dependencies",

@@ -301,6 +301,12 @@ pub(crate) struct Node {
     pub contains: Option<NodeId>,
     pub min_contains: Option<u64>,
     pub max_contains: Option<u64>,
+    /// The items `contains` matches count as evaluated for `unevaluatedItems`
+    /// (2020-12; in 2019-09 `contains` evaluates nothing).
+    pub contains_evaluates: bool,
+    /// `unevaluatedItems`: the schema of the items no adjacent keyword (nor
+    /// a passing in-place subschema) evaluated.
+    pub unevaluated_items: Option<NodeId>,
 
     /// Declared properties in contract order, with an index for lookup.
     pub properties: Vec<(String, NodeId)>,
@@ -318,6 +324,9 @@ pub(crate) struct Node {
     pub max_properties: Option<u64>,
     pub dependent_required: Vec<(String, Vec<String>)>,
     pub dependent_schemas: Vec<(String, NodeId)>,
+    /// `unevaluatedProperties`: the schema of the members no adjacent keyword
+    /// (nor a passing in-place subschema) evaluated.
+    pub unevaluated_properties: Option<NodeId>,
 
     pub all_of: Vec<NodeId>,
     pub any_of: Vec<NodeId>,
@@ -402,8 +411,41 @@ impl Node {
             .chain(self.else_.iter())
             .chain(self.contains.iter())
             .chain(self.property_names.iter())
+            // Which members or items these see depends on what the other
+            // keywords evaluated, so a repair there could not be made exactly.
+            .chain(self.unevaluated_properties.iter())
+            .chain(self.unevaluated_items.iter())
             .chain(self.policy.iter().flat_map(|p| p.findings.iter().map(|f| &f.when)))
             .copied()
+    }
+
+    /// Where no in-place subschema can evaluate anything, `unevaluated*`
+    /// means exactly what `additionalProperties` (or `items` after the
+    /// prefix) means: written as that, the node keeps the single pass.
+    /// Where that keyword is already there, it evaluates every member or
+    /// item, so `unevaluated*` never applies. Run once the policies are
+    /// checked (none may stand below `unevaluated*`).
+    pub fn fold_unevaluated(&mut self) {
+        if self.in_place().next().is_some() {
+            return;
+        }
+        if let Some(rest) = self.unevaluated_properties.take() {
+            self.additional_properties.get_or_insert(rest);
+        }
+        // 2020-12's `contains` evaluates items too: not the same as `items` then.
+        if self.contains.is_some() && self.contains_evaluates {
+            return;
+        }
+        if let Some(rest) = self.unevaluated_items.take() {
+            self.items.get_or_insert(rest);
+        }
+    }
+
+    /// Whether the node has `unevaluatedProperties` or `unevaluatedItems`:
+    /// then checking it collects what its keywords evaluate.
+    #[inline]
+    pub fn unevaluated(&self) -> bool {
+        self.unevaluated_properties.is_some() || self.unevaluated_items.is_some()
     }
 
     /// The values this node allows when it is nothing but a choice (`const`
@@ -455,6 +497,7 @@ impl Node {
             && self.then_.is_none()
             && self.else_.is_none()
             && self.dependent_schemas.is_empty()
+            && !self.unevaluated()
     }
 
     /// The target of a node that is nothing but a `$ref`.
@@ -495,6 +538,8 @@ impl Node {
             .chain(self.pattern_properties.iter().map(|(_, id)| *id))
             .chain(self.additional_properties)
             .chain(self.property_names)
+            .chain(self.unevaluated_properties)
+            .chain(self.unevaluated_items)
             .chain(self.policy.iter().flat_map(|p| p.findings.iter().map(|f| f.when)))
     }
 }

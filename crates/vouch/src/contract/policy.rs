@@ -266,8 +266,8 @@ fn rules(value: &Value, schema: &Map<String, Value>, node: &Node, location: &str
 
 /// Policies are not allowed where the value is only tested (inside `anyOf`,
 /// `oneOf`, `not`, `if`/`then`/`else`, `contains`, `propertyNames`,
-/// `dependentSchemas`, a finding's `when`): which value to keep, or whether a
-/// finding fires, would be ambiguous.
+/// `dependentSchemas`, `unevaluated*`, a finding's `when`): which value to
+/// keep, or whether a finding fires, would be ambiguous.
 pub(crate) fn refuse_tested_only_policies(nodes: &[Node]) -> Result<()> {
     if !nodes.iter().any(|n| n.policy.is_some()) {
         return Ok(());
@@ -286,7 +286,9 @@ pub(crate) fn refuse_tested_only_policies(nodes: &[Node]) -> Result<()> {
             return Err(bad(
                 &node.location,
                 "x-vouch is not allowed inside anyOf, oneOf, not, if/then/else, contains, propertyNames, \
-                 dependentSchemas or a finding's `when`: the value there is only tested, so a repair or finding would be ambiguous",
+                 dependentSchemas, unevaluatedProperties, unevaluatedItems or a finding's `when`: the value there is \
+                 only tested, or which values it sees depends on the other keywords, so a repair or finding would be \
+                 ambiguous",
             ));
         }
         stack.extend(node.children());
