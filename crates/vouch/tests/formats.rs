@@ -67,6 +67,9 @@ const CASES: &[(&str, &str, &str)] = &[
     ("jwt", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIn0.sig", "eyJ0eXAiOiJKV1QifQ.e30.x"),
     ("sha256_hex", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "e3b0c442"),
     ("md5_base64", "1B2M2Y8AsgTpgAmY7PhCfg==", "1B2M2Y8AsgTpgAmY7PhCfg"),
+    ("mac", "00:1A:2B:3C:4D:5E", "00:1a:2B:3C:4D:5E"),
+    ("credit_card", "4111 1111 1111 1111", "4111 1111 1111 1112"),
+    ("iban", "GB82WEST12345698765432", "GB82WEST12345698765433"),
     ("sha1_base64url", "2jmj7l5rSw0yVb_vlWAYkK_YBwk", "2jmj7l5rSw0yVb/vlWAYkK/YBwk"),
 ];
 
@@ -105,6 +108,9 @@ fn formats_that_cannot_be_asserted_are_refused_with_the_reason() {
         ("multi-host-uri", "uri"),
         ("file-path", "disk"),
         ("json-string", "JSON"),
+        ("regex", "dialects"),
+        ("fraction", "pattern"),
+        ("zoneinfo", "enum"),
         ("uuid9", "cannot assert"),
         ("sha3_hex", "cannot assert"),
     ] {

@@ -766,6 +766,9 @@ impl<'a> Compiler<'a> {
                 format!("{name:?} asks whether a path exists on some disk, which is no property of a reply: use \"path\"")
             }
             "json-string" => "\"json-string\" is not asserted: give the value as JSON, not as text".to_owned(),
+            "regex" => "\"regex\" is not asserted: JSON Schema means an ECMA-262 pattern, Pydantic's `Pattern` Python's `re`, and the two dialects differ".to_owned(),
+            "fraction" => "Pydantic's \"fraction\" is not asserted: write the number, or a pattern".to_owned(),
+            "zoneinfo" => "\"zoneinfo\" (an IANA time zone name) is not asserted: the zone database changes; use an enum of the zones you accept".to_owned(),
             _ => format!("vouch cannot assert the format {name:?}; use pattern, or one of the formats in docs/contract.md"),
         };
         refuse(&why)

@@ -268,6 +268,90 @@ fn decode_base64_forgiving(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A MAC address as Zod 4 checks one: six pairs of hex digits, all of one
+/// case, joined by one delimiter (`:`, `-` or `.`; Zod's pattern beside it
+/// names which).
+pub(super) fn is_mac(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 17 {
+        return false;
+    }
+    let Some(&delimiter) = b.get(2) else { return false };
+    if !matches!(delimiter, b':' | b'-' | b'.') {
+        return false;
+    }
+    let upper = b.iter().any(u8::is_ascii_uppercase);
+    let lower = b.iter().any(u8::is_ascii_lowercase);
+    !(upper && lower)
+        && b.iter().enumerate().all(|(i, c)| if i % 3 == 2 { *c == delimiter } else { c.is_ascii_hexdigit() })
+}
+
+/// A payment card number as Zod 4 checks one: 12 to 19 digits, single
+/// spaces or hyphens between them allowed, and the Luhn checksum.
+pub(super) fn is_credit_card(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut digits = Vec::with_capacity(19);
+    let mut last_was_separator = true;
+    for c in b {
+        match c {
+            b'0'..=b'9' => {
+                digits.push(c - b'0');
+                last_was_separator = false;
+            }
+            b' ' | b'-' if !last_was_separator => last_was_separator = true,
+            _ => return false,
+        }
+        if digits.len() > 19 {
+            return false;
+        }
+    }
+    if last_was_separator || digits.len() < 12 {
+        return false;
+    }
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, d)| {
+            let d = u32::from(*d);
+            if i % 2 == 1 {
+                let twice = d * 2;
+                if twice > 9 {
+                    twice - 9
+                } else {
+                    twice
+                }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+/// An IBAN in electronic form as Zod 4 checks one: a two-letter country,
+/// check digits 02–98, 11 to 30 letters or digits, and ISO 7064 mod 97-10.
+pub(super) fn is_iban(s: &str) -> bool {
+    let b = s.as_bytes();
+    let shape = (15..=34).contains(&b.len())
+        && b.iter().take(2).all(u8::is_ascii_uppercase)
+        && b.iter().skip(2).take(2).all(u8::is_ascii_digit)
+        && !matches!(b.get(2..4), Some(b"00" | b"01" | b"99"))
+        && b.iter().skip(4).all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    if !shape {
+        return false;
+    }
+    let mut remainder = 0u32;
+    for c in b.iter().skip(4).chain(b.iter().take(4)) {
+        remainder = if c.is_ascii_uppercase() {
+            (remainder * 100 + u32::from(c - b'A' + 10)) % 97
+        } else {
+            (remainder * 10 + u32::from(c - b'0')) % 97
+        };
+    }
+    remainder == 1
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -315,6 +399,17 @@ mod tests {
         assert!(!is_network("2001:db8::1/32", IpFamily::V6) && is_network("::/0", IpFamily::V6));
         assert!(is_interface("10.1.2.3/8", IpFamily::V4) && is_interface("::1", IpFamily::Any));
         assert!(!is_interface("::1", IpFamily::V4));
+    }
+
+    #[test]
+    fn payments_and_macs() {
+        assert!(is_credit_card("4111111111111111") && is_credit_card("4111 1111 1111 1111"));
+        assert!(!is_credit_card("4111111111111112") && !is_credit_card("4111  1111 1111 1111"));
+        assert!(!is_credit_card("41111111111") && !is_credit_card("4111-1111-1111-1111-"));
+        assert!(is_iban("GB82WEST12345698765432") && !is_iban("GB82WEST12345698765433"));
+        assert!(!is_iban("gb82WEST12345698765432") && !is_iban("GB00WEST12345698765432"));
+        assert!(is_mac("00:1A:2B:3C:4D:5E") && is_mac("00-1a-2b-3c-4d-5e"));
+        assert!(!is_mac("00:1a:2B:3c:4d:5e") && !is_mac("00:1A-2B:3C:4D:5E") && !is_mac("001A2B3C4D5E"));
     }
 
     #[test]

@@ -124,6 +124,12 @@ pub enum Format {
     Uppercase,
     /// A JSON Web Token, as Zod 4 checks one.
     Jwt,
+    /// A MAC address (six hex pairs, one delimiter), as Zod 4 checks one.
+    Mac,
+    /// A payment card number with its Luhn checksum, as Zod 4 checks one.
+    CreditCard,
+    /// An IBAN with its mod-97 checksum, as Zod 4 checks one.
+    Iban,
     /// A digest of so many bytes in an encoding (Zod's `sha256_hex`…).
     Digest(u8, DigestEncoding),
 }
@@ -173,6 +179,9 @@ impl Format {
             "lowercase" => Format::Lowercase,
             "uppercase" => Format::Uppercase,
             "jwt" => Format::Jwt,
+            "mac" => Format::Mac,
+            "credit_card" => Format::CreditCard,
+            "iban" => Format::Iban,
             _ => {
                 if let Some(v) = name.strip_prefix("uuid").and_then(|d| d.parse::<u8>().ok()) {
                     return (1..=8).contains(&v).then_some(Format::UuidVersion(v));
@@ -246,6 +255,9 @@ impl Format {
             Format::Lowercase => "lowercase",
             Format::Uppercase => "uppercase",
             Format::Jwt => "jwt",
+            Format::Mac => "mac",
+            Format::CreditCard => "credit_card",
+            Format::Iban => "iban",
             Format::Digest(bytes, encoding) => digest_name(bytes, encoding),
         }
     }
@@ -287,6 +299,9 @@ impl Format {
             Format::Lowercase => "text with no upper-case letter",
             Format::Uppercase => "text with no lower-case letter",
             Format::Jwt => "a JSON Web Token",
+            Format::Mac => "a MAC address like 00:1A:2B:3C:4D:5E",
+            Format::CreditCard => "a card number with a valid checksum",
+            Format::Iban => "an IBAN with a valid checksum like GB82WEST12345698765432",
             Format::Digest(_, DigestEncoding::Hex) => "a digest in hexadecimal of the contract's length",
             Format::Digest(_, _) => "a digest in base64 of the contract's length",
         }
@@ -332,6 +347,9 @@ impl Format {
             Format::Lowercase => !s.bytes().any(|b| b.is_ascii_uppercase()),
             Format::Uppercase => !s.bytes().any(|b| b.is_ascii_lowercase()),
             Format::Jwt => identifiers::is_jwt(s),
+            Format::Mac => identifiers::is_mac(s),
+            Format::CreditCard => identifiers::is_credit_card(s),
+            Format::Iban => identifiers::is_iban(s),
             Format::Digest(bytes, encoding) => identifiers::is_digest(s, bytes, encoding),
         }
     }
