@@ -704,7 +704,7 @@ impl<'a> Exporter<'a> {
             return Err(error("$ref", location, why));
         }
         // The annotations beside it may go; a constraint cannot.
-        if let Some(k) = node.map.keys().find(|k| !KEPT_ANNOTATIONS.contains(&k.as_str())) {
+        if let Some(k) = node.map.keys().find(|k| k.as_str() != "$ref" && !KEPT_ANNOTATIONS.contains(&k.as_str())) {
             return Err(error(
                 k,
                 location,
@@ -974,7 +974,14 @@ impl<'a> Exporter<'a> {
                     let values = v.as_array().cloned().unwrap_or_default();
                     self.count_enum(&values);
                     if p == Provider::Gemini && !values.iter().all(Value::is_string) {
-                        cannot("accepts only string enums")?;
+                        // Strings and null: exactly a nullable string enum.
+                        let (nulls, strings): (Vec<Value>, Vec<Value>) = values.into_iter().partition(Value::is_null);
+                        if nulls.is_empty() || !strings.iter().all(Value::is_string) || strings.is_empty() {
+                            cannot("accepts only string enums")?;
+                            continue;
+                        }
+                        out.insert("nullable".into(), Value::Bool(true));
+                        out.insert("enum".into(), Value::Array(strings));
                         continue;
                     }
                     out.insert("enum".into(), Value::Array(values));
