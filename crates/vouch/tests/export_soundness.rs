@@ -94,10 +94,12 @@ fn corpus() -> Vec<(Value, Value)> {
                     "when": {"type": "string", "format": "date"},
                     "mood": {"type": "string", "enum": ["good", "bad", "unknown"]},
                     "note": {"type": ["string", "null"], "pattern": "^[a-z]*$"},
+                    "level": {"type": ["string", "null"], "enum": ["low", "high"]},
+                    "pick": {"oneOf": [{"const": "low"}, {"const": "high"}]},
                     "items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "ok": {"type": "boolean"}},
                         "required": ["id", "ok"]}, "minItems": 1}},
-                "required": ["when", "mood", "items"]}),
-            json!({"when": "2024-05-01", "mood": "good", "note": null, "items": [{"id": "a", "ok": true}]}),
+                "required": ["when", "mood", "items", "level", "pick"]}),
+            json!({"when": "2024-05-01", "mood": "good", "note": null, "level": "low", "pick": "high", "items": [{"id": "a", "ok": true}]}),
         ),
     ]
 }

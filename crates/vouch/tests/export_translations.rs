@@ -468,3 +468,35 @@ fn draft_07_dependencies_are_read_as_their_2020_12_keywords() {
     let e = refused(&c, Provider::Anthropic);
     assert_eq!((e.keyword.as_str(), e.location.as_str()), ("dependencies", ""));
 }
+
+// ------------------------------------------------------------ enums
+
+#[test]
+fn a_one_of_of_constants_is_an_enum_only_when_the_constants_differ() {
+    let c = contract(
+        json!({"type": "object", "properties": {"v": {"oneOf": [{"const": "a"}, {"const": "b", "title": "B"}]}}, "required": ["v"]}),
+    );
+    assert_eq!(exported(&c, Provider::OpenAi)["properties"]["v"]["enum"], json!(["a", "b"]));
+    // "a" matches both branches, so the contract refuses it: no enum may list it.
+    let twice = contract(
+        json!({"type": "object", "properties": {"v": {"oneOf": [{"const": "a"}, {"const": "a"}, {"const": "b"}]}}, "required": ["v"]}),
+    );
+    assert!(!twice.check(r#"{"v": "a"}"#).is_accepted());
+    assert_eq!(refused(&twice, Provider::OpenAi).keyword, "oneOf");
+    // A branch whose type its constant does not have matches nothing.
+    let typed = contract(
+        json!({"type": "object", "properties": {"v": {"oneOf": [{"const": "a", "type": "integer"}, {"const": "b"}]}}, "required": ["v"]}),
+    );
+    assert!(exported(&typed, Provider::OpenAi)["properties"]["v"].get("enum").is_none());
+}
+
+#[test]
+fn gemini_nullable_enums_admit_null_only_where_the_contract_does() {
+    let c = contract(json!({"type": "object", "properties": {
+        "a": {"type": ["string", "null"], "enum": ["x", "y"]},
+        "b": {"enum": ["x", null]}}, "required": ["a", "b"]}));
+    let s = exported(&c, Provider::Gemini);
+    assert_eq!(s["properties"]["a"], json!({"type": "STRING", "enum": ["x", "y"], "format": "enum"}));
+    assert_eq!(s["properties"]["b"], json!({"nullable": true, "enum": ["x"], "type": "STRING", "format": "enum"}));
+    assert!(!c.check(r#"{"a": null, "b": null}"#).is_accepted() && c.check(r#"{"a": "x", "b": null}"#).is_pass());
+}

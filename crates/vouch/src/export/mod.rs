@@ -186,6 +186,8 @@ struct Exporter<'a> {
     /// Definitions a kept recursive `$ref` points to (OpenAI): (pointer, name).
     wanted: Vec<(String, String)>,
     emitted_nodes: usize,
+    /// The keywords of the node being emitted.
+    node_keys: Vec<String>,
     /// Object nesting, for OpenAI's limit.
     object_depth: usize,
     max_object_depth: usize,
@@ -258,6 +260,7 @@ impl Contract {
             inlining: Vec::new(),
             wanted: Vec::new(),
             emitted_nodes: 0,
+            node_keys: Vec::new(),
             object_depth: 0,
             max_object_depth: 0,
             properties: 0,
@@ -759,6 +762,12 @@ impl<'a> Exporter<'a> {
             self.object_depth -= 1;
         }
         result?;
+        // Gemini's `nullable` beside an enum admits null: only where the contract's values do.
+        let values_lack_null = map.get("enum").and_then(Value::as_array).is_some_and(|e| !e.contains(&Value::Null))
+            || map.get("const").is_some_and(|c| !c.is_null());
+        if self.provider == Provider::Gemini && values_lack_null {
+            out.shift_remove("nullable");
+        }
         if self.provider == Provider::Gemini && out.contains_key("enum") {
             out.entry("type").or_insert_with(|| json!("STRING"));
             out.entry("format").or_insert_with(|| json!("enum"));
@@ -954,6 +963,7 @@ impl<'a> Exporter<'a> {
         for (keyword, v) in map {
             let k = keyword.as_str();
             let written = node.written(k);
+            self.node_keys = map.keys().cloned().collect();
             // Drop a keyword only when this node's repairs absorb its failures.
             let cannot = |why: &str| -> Result<()> {
                 if absorbs.all {
@@ -1135,6 +1145,8 @@ impl<'a> Exporter<'a> {
         if location.is_empty() && self.provider == Provider::OpenAi {
             return Err(error(keyword, location, "OpenAI does not allow anyOf at the root"));
         }
+        // Read before the branches are emitted (they set `node_keys` for themselves).
+        let alone = self.node_keys.iter().all(|k| k == keyword || self.is_annotation(k));
         let base = pointer::join(location, keyword);
         let mut emitted = Vec::new();
         let mut nullable = false;
@@ -1150,8 +1162,10 @@ impl<'a> Exporter<'a> {
         }
         if nullable {
             out.insert("nullable".into(), Value::Bool(true));
+            // The one other branch becomes the node itself where nothing else
+            // of the node's could write the same keys.
             if let [Value::Object(one)] = emitted.as_slice() {
-                if one.keys().all(|k| !out.contains_key(k)) {
+                if alone && one.keys().all(|k| !out.contains_key(k)) {
                     for (k, x) in one {
                         out.insert(k.clone(), x.clone());
                     }
@@ -1184,6 +1198,9 @@ impl<'a> Exporter<'a> {
                 out.insert("type".into(), json!(one.to_uppercase()));
             }
             [] => return Err(error("type", location, "Gemini cannot express a value that is always null")),
+            _ if out.contains_key("anyOf") => {
+                return Err(error("type", location, "Gemini takes several types as an anyOf, and this node has one"))
+            }
             _ => {
                 let any: Vec<Value> = rest.iter().map(|t| json!({"type": t.to_uppercase()})).collect();
                 out.insert("anyOf".into(), Value::Array(any));
@@ -1471,17 +1488,19 @@ fn admits_null(v: &Value) -> bool {
 
 /// The JSON types a branch may take (`integer` counted as `number`); `None`
 /// when it does not say.
+fn family_of(t: &str) -> &'static str {
+    match t {
+        "integer" | "number" => "number",
+        "string" => "string",
+        "boolean" => "boolean",
+        "null" => "null",
+        "array" => "array",
+        _ => "object",
+    }
+}
+
 fn families(m: &Map<String, Value>) -> Option<Vec<&'static str>> {
-    let family = |t: &str| -> &'static str {
-        match t {
-            "integer" | "number" => "number",
-            "string" => "string",
-            "boolean" => "boolean",
-            "null" => "null",
-            "array" => "array",
-            _ => "object",
-        }
-    };
+    let family = family_of;
     let of_value = |v: &Value| -> &'static str {
         match v {
             Value::Null => "null",
@@ -1554,21 +1573,30 @@ fn disjoint(a: &Map<String, Value>, b: &Map<String, Value>, parent_objects: bool
 }
 
 /// The values of a `oneOf` whose branches are all `{"const": x}` (with only
-/// annotations beside).
+/// annotations, and a `type` the value has, beside), when they surely
+/// differ: then exactly one branch matches each value, as in an enum.
 fn constants(v: &Value) -> Option<Vec<Value>> {
-    v.as_array()?
+    let values: Vec<Value> = v
+        .as_array()?
         .iter()
         .map(|b| {
             let m = b.as_object()?;
             let only_annotations =
                 m.keys().all(|k| k == "const" || k == "type" || KEPT_ANNOTATIONS.contains(&k.as_str()));
-            if only_annotations {
-                m.get("const").cloned()
-            } else {
-                None
-            }
+            let c = m.get("const")?;
+            let typed = match type_names(m) {
+                None => true,
+                Some(t) => families(&Map::from_iter([("const".to_owned(), c.clone())]))
+                    .is_some_and(|f| f.iter().all(|x| t.iter().any(|n| family_of(n) == *x))),
+            };
+            (only_annotations
+                && typed
+                && !(c.as_f64().is_some_and(|f| f.fract() != 0.0) && type_names(m).is_some_and(|t| t == ["integer"])))
+            .then(|| c.clone())
         })
-        .collect()
+        .collect::<Option<_>>()?;
+    let distinct = values.iter().enumerate().all(|(i, a)| values.iter().skip(i + 1).all(|b| surely_different(a, b)));
+    distinct.then_some(values)
 }
 
 /// `trim` is the one repair that can turn a valid value invalid (`"  "`
