@@ -1057,7 +1057,7 @@ impl<'a> Exporter<'a> {
                 "uniqueItems" => {
                     // Arrays of at most one item are always unique.
                     if map.get("maxItems").and_then(Value::as_f64).is_none_or(|m| m > 1.0) {
-                        cannot("cannot express uniqueItems")?;
+                        cannot("cannot express this keyword (an array of at most one item, maxItems 1, is always unique)")?;
                     }
                 }
                 "minimum" | "maximum" => {
@@ -1130,9 +1130,9 @@ impl<'a> Exporter<'a> {
                         )?;
                     }
                 }
-                "contains" | "minContains" | "maxContains" => cannot("cannot express contains")?,
-                "not" => cannot("cannot express not")?,
-                "if" | "then" | "else" => cannot("cannot express if/then/else")?,
+                "contains" | "minContains" | "maxContains" | "not" | "if" | "then" | "else" => {
+                    cannot("cannot express this keyword")?;
+                }
                 _ => cannot("cannot express this keyword")?,
             }
         }
