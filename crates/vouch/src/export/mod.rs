@@ -3,12 +3,19 @@
 //!
 //! Soundness rule: a reply that satisfies the emitted schema must be accepted
 //! by the contract (repairs allowed). So every keyword of the contract is
-//! emitted as is, translated exactly, made stricter, or dropped only where
-//! the contract's own repairs absorb any failure of it (`clamp` absorbs the
-//! bounds, `truncate` absorbs `maxLength`, `default_if_invalid` absorbs
-//! everything at its node). Anything else the provider cannot express is an
-//! [`ExportError`] naming the keyword and its location: vouch never emits a
-//! schema the provider would silently weaken.
+//! emitted as is, translated exactly, made stricter, or dropped only where it
+//! always holds or the contract's own repairs absorb any failure of it
+//! (`clamp` absorbs the bounds, `truncate` absorbs `maxLength`,
+//! `default_if_invalid` absorbs everything at its node). Stricter must not
+//! mean nearly nothing: closing an object that declares no properties but
+//! takes members (a map) would leave only `{}`, so it is refused. Anything
+//! else the provider cannot express is an [`ExportError`] naming the keyword
+//! (as the contract writes it), its location and what to do: vouch never
+//! emits a schema the provider would silently weaken.
+//!
+//! Each node is first read in 2020-12 terms whatever its draft (`normalize`),
+//! then its `$ref` target and `allOf` branches are merged in where that is
+//! exact (`flatten`), then it is emitted in the provider's dialect (`emit`).
 
 mod prompt;
 
