@@ -500,3 +500,34 @@ fn gemini_nullable_enums_admit_null_only_where_the_contract_does() {
     assert_eq!(s["properties"]["b"], json!({"nullable": true, "enum": ["x"], "type": "STRING", "format": "enum"}));
     assert!(!c.check(r#"{"a": null, "b": null}"#).is_accepted() && c.check(r#"{"a": "x", "b": null}"#).is_pass());
 }
+
+#[test]
+fn a_policy_beside_a_reference_merges_when_it_repairs_nothing() {
+    // A default beside a $ref fills a missing member; it absorbs no keyword.
+    let c = contract(json!({"$defs": {"N": {"type": "integer", "minimum": 0}}, "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N", "x-vouch": {"default": 0}}}}));
+    let s = exported(&c, Provider::OpenAi);
+    assert_eq!(s["properties"]["n"], json!({"type": ["integer", "null"], "minimum": 0}));
+    assert_eq!(c.check(r#"{"n": null}"#).value(), Some(&json!({"n": 0})));
+    // A repair beside a reference would apply to the target's keywords once merged.
+    let c = contract(json!({"$defs": {"N": {"type": "integer", "minimum": 0, "maximum": 5}}, "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N", "type": "integer", "maximum": 3, "x-vouch": {"repair": ["clamp"]}}}, "required": ["n"]}));
+    let e = refused(&c, Provider::Anthropic);
+    assert_eq!((e.keyword.as_str(), e.location.as_str()), ("$ref", "/properties/n"));
+}
+
+#[test]
+fn a_member_the_contract_forbids_is_left_out_of_the_closed_object() {
+    let c = contract(
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "legacy": false}, "required": ["a"]}),
+    );
+    for p in PROVIDERS {
+        let s = exported(&c, p);
+        assert!(s["properties"].get("legacy").is_none(), "{p:?}: {s}");
+    }
+    // Only a forbidden member declared: closed, the object could only be {}, and the contract takes others.
+    let c = contract(
+        json!({"type": "object", "properties": {"m": {"type": "object", "properties": {"x": false}}}, "required": ["m"]}),
+    );
+    assert_eq!(refused(&c, Provider::OpenAi).location, "/properties/m");
+}

@@ -595,17 +595,23 @@ impl<'a> Exporter<'a> {
     /// `dst` and `src` both hold: one node with both sets of keywords is the
     /// same constraint when no keyword is written on both sides (or the same),
     /// and no keyword's meaning depends on a sibling on the other side.
-    fn merge(&self, dst: &mut Normalized, src: Normalized, keyword: &str, location: &str) -> Result<()> {
+    fn merge(&self, dst: &mut Normalized, mut src: Normalized, keyword: &str, location: &str) -> Result<()> {
         let label = self.provider.label();
         let refuse = |why: String| -> Result<()> {
             Err(error(keyword, location, format!("{label} has no {keyword} here: {why}")))
         };
         let constrains = |m: &Map<String, Value>| m.keys().any(|k| !self.is_annotation(k) && k != "x-vouch");
-        // A repair applies to its own node's keywords only.
-        if (dst.map.contains_key("x-vouch") && constrains(&src.map))
-            || (src.map.contains_key("x-vouch") && (constrains(&dst.map) || dst.map.contains_key("x-vouch")))
-        {
+        // A repair applies to its own node's keywords only; a policy without
+        // repairs (a default) absorbs nothing here and may go.
+        let repairs = |m: &Map<String, Value>| !repair_rules(m).is_empty();
+        let (rd, rs) = (repairs(&dst.map), repairs(&src.map));
+        if (rd && constrains(&src.map)) || (rs && constrains(&dst.map)) || (rd && rs) {
             return refuse("the repairs declared on one side would apply to the other's keywords once merged".into());
+        }
+        if rd || !rs {
+            src.map.shift_remove("x-vouch");
+        } else {
+            dst.map.shift_remove("x-vouch");
         }
         // Keywords whose meaning depends on a sibling.
         let families: [&[&str]; 4] = [
@@ -713,8 +719,13 @@ impl<'a> Exporter<'a> {
             };
             return Err(error("$ref", location, why));
         }
-        // The annotations beside it may go; a constraint cannot.
-        if let Some(k) = node.map.keys().find(|k| k.as_str() != "$ref" && !KEPT_ANNOTATIONS.contains(&k.as_str())) {
+        // The annotations and policy beside it may go (what the target accepts,
+        // the contract accepts); a constraint cannot.
+        if let Some(k) = node
+            .map
+            .keys()
+            .find(|k| !matches!(k.as_str(), "$ref" | "x-vouch") && !KEPT_ANNOTATIONS.contains(&k.as_str()))
+        {
             return Err(error(
                 k,
                 location,
@@ -831,10 +842,11 @@ impl<'a> Exporter<'a> {
                 Err(error(&node.written(k), location, format!("{label} {why}")))
             }
         };
+        // Declared members that may be sent (`false` ones may not).
         let declared: Vec<&str> = map
             .get("properties")
             .and_then(Value::as_object)
-            .map(|m| m.keys().map(String::as_str).collect())
+            .map(|m| m.iter().filter(|(_, s)| **s != Value::Bool(false)).map(|(k, _)| k.as_str()).collect())
             .unwrap_or_default();
         let required: Vec<&str> = map
             .get("required")
@@ -1018,6 +1030,11 @@ impl<'a> Exporter<'a> {
                 "properties" => {
                     let mut props = Map::new();
                     for (name, sub) in v.as_object().into_iter().flatten() {
+                        // `false`: the member must be absent, as a closed object
+                        // without it says (a required one is refused by the checker anyway).
+                        if sub == &Value::Bool(false) && !required.contains(&name.as_str()) {
+                            continue;
+                        }
                         self.properties += 1;
                         self.string_total += name.chars().count();
                         let at = pointer::join(&pointer::join(location, "properties"), name);
