@@ -417,8 +417,8 @@ fn constants(branches: &[Value]) -> Option<Vec<Value>> {
 /// The name a reference to a definition gives its shape (`Node` for
 /// `#/$defs/Node`); none for other pointers.
 fn definition_name(r: &str) -> Option<String> {
-    let fragment = &r[r.find('#')?..];
-    let segments: Vec<&str> = fragment.trim_start_matches('#').split('/').collect();
+    let (_, fragment) = r.split_once('#')?;
+    let segments: Vec<&str> = fragment.split('/').collect();
     match segments.as_slice() {
         ["", "$defs" | "definitions", name] if !name.is_empty() => {
             crate::pointer::percent_decode(name).map(|n| n.replace("~1", "/").replace("~0", "~"))
