@@ -531,3 +531,16 @@ fn a_member_the_contract_forbids_is_left_out_of_the_closed_object() {
     );
     assert_eq!(refused(&c, Provider::OpenAi).location, "/properties/m");
 }
+
+#[test]
+fn counts_written_as_decimals_are_translated_like_integers() {
+    // `maxLength: 2.0` is 2 (the compiler reads it so); once it was dropped.
+    let c =
+        contract(json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 1.0, "maxLength": 2.0},
+        "l": {"type": "array", "items": {"type": "string"}, "maxItems": 3.0}}, "required": ["s", "l"]}));
+    let s = exported(&c, Provider::OpenAi);
+    assert_eq!(s["properties"]["s"]["pattern"], json!("^[\\s\\S]{1,2}$"));
+    assert_eq!(s["properties"]["l"]["maxItems"], json!(3));
+    assert_eq!(exported(&c, Provider::Gemini)["properties"]["s"]["maxLength"], json!(2));
+    assert!(!c.check(r#"{"s": "abc", "l": []}"#).is_accepted());
+}

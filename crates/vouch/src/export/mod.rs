@@ -1071,11 +1071,11 @@ impl<'a> Exporter<'a> {
                     "cannot express a tuple (prefixItems, or items as an array before 2020-12): use an object with named properties",
                 )?,
                 "minItems" | "maxItems" => {
-                    let n = v.as_u64().unwrap_or(0);
+                    let n = whole(v).unwrap_or(u64::MAX);
                     if p == Provider::Anthropic && (k == "maxItems" || n > 1) {
                         cannot("supports only minItems 0 or 1")?;
                     } else {
-                        out.insert(k.to_owned(), v.clone());
+                        out.insert(k.to_owned(), json!(n));
                     }
                 }
                 "uniqueItems" => {
@@ -1244,8 +1244,8 @@ impl<'a> Exporter<'a> {
         absorbs: Absorbs,
         out: &mut Map<String, Value>,
     ) -> Result<()> {
-        let min = map.get("minLength").and_then(Value::as_u64);
-        let max = map.get("maxLength").and_then(Value::as_u64);
+        let min = map.get("minLength").and_then(whole);
+        let max = map.get("maxLength").and_then(whole);
         let p = self.provider;
         let cannot = |why: &str| -> Result<()> {
             if absorbs.all {
@@ -1256,7 +1256,7 @@ impl<'a> Exporter<'a> {
         };
         if p == Provider::Gemini && !absorbs.trim {
             // Gemini counts lengths natively.
-            out.insert(k.to_owned(), map.get(k).cloned().unwrap_or(Value::Null));
+            out.insert(k.to_owned(), map.get(k).and_then(whole).map_or(Value::Null, |n| json!(n)));
             return Ok(());
         }
         let max_kept = if absorbs.max_length { None } else { max };
@@ -1460,6 +1460,11 @@ impl<'a> Exporter<'a> {
     }
 }
 
+/// A count as the contract may write it: `2` or `2.0`.
+fn whole(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19).map(|f| f as u64))
+}
+
 /// Keeps the stricter of two inclusive bounds written to one key.
 fn tighter_bound(out: &mut Map<String, Value>, key: &str, bound: f64, value: Value) {
     let current = out.get(key).and_then(Value::as_f64);
@@ -1632,7 +1637,7 @@ fn trimmed_lengths(doc: &mut Value) -> Result<()> {
         match v {
             Value::Object(m) => {
                 if Absorbs::of(m).trim {
-                    let min = m.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+                    let min = m.get("minLength").and_then(whole).unwrap_or(0);
                     if m.contains_key("pattern") {
                         return Err(error(
                             "pattern",
