@@ -1167,7 +1167,14 @@ impl<'a> Exporter<'a> {
     /// branch as Gemini's `nullable`.
     fn alternatives(&mut self, v: &Value, location: &str, keyword: &str, out: &mut Map<String, Value>) -> Result<()> {
         if location.is_empty() && self.provider == Provider::OpenAi {
-            return Err(error(keyword, location, "OpenAI does not allow anyOf at the root"));
+            let what = if keyword == "oneOf" { "anyOf (which this oneOf would be sent as)" } else { "anyOf" };
+            return Err(error(
+                keyword,
+                location,
+                format!(
+                    "OpenAI does not allow {what} at the root: make the root an object with the union as one property"
+                ),
+            ));
         }
         // Read before the branches are emitted (they set `node_keys` for themselves).
         let alone = self.node_keys.iter().all(|k| k == keyword || self.is_annotation(k));
