@@ -153,8 +153,8 @@ fn what_a_provider_cannot_express_is_refused_with_keyword_and_location() {
         ),
         (
             Provider::OpenAi,
-            json!({"type": "object", "properties": {"x": {"allOf": [{"type": "string"}]}}, "required": ["x"]}),
-            "allOf",
+            json!({"type": "object", "properties": {"x": {"type": "string", "not": {"const": "a"}}}, "required": ["x"]}),
+            "not",
             "/properties/x",
         ),
         (

@@ -2,6 +2,7 @@
 //! reused for every reply.
 
 mod compile;
+pub(crate) use compile::is_keyword;
 mod discriminator;
 mod error;
 pub(crate) mod node;
