@@ -165,8 +165,9 @@ pub(super) fn is_network(s: &str, family: IpFamily) -> bool {
         std::net::IpAddr::V4(v4) => u128::from(u32::from(v4)),
         std::net::IpAddr::V6(v6) => u128::from(v6),
     };
-    let host_bits = max - len;
-    host_bits == 0 || bits & ((1u128 << host_bits) - 1) == 0
+    // All 128 bits are host bits for `::/0`: a shift by 128 would overflow.
+    let host_mask = 1u128.checked_shl(max - len).map_or(u128::MAX, |b| b - 1);
+    bits & host_mask == 0
 }
 
 /// Zod's `cuid`: `c`, then six or more lower-case letters or digits.
