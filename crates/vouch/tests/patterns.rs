@@ -652,6 +652,10 @@ fn escaped_punctuation_means_itself() {
     accepts(r"^[\.\,\-]+$", ".,-");
     refuses(r"^[\.\,\-]+$", "a");
     accepts(r"^a\-b$", "a-b");
+    // Found by the fuzz target (`---^\:S$`, which matches nothing): an escaped colon.
+    refuses(r"---^\:S$", "---:S");
+    accepts(r"^\:S$", ":S");
+    refuses(r"^\:S$", "\\:S");
 }
 
 #[test]
