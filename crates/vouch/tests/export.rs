@@ -8,7 +8,7 @@
 mod common;
 
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use vouch::{Contract, Provider};
 
 fn example(name: &str) -> Contract {
@@ -236,51 +236,6 @@ fn the_prompt_comes_from_the_same_contract() {
 
 // ------------------------------------------------------------- soundness
 
-/// Gemini's OpenAPI subset read as JSON Schema, with objects closed (Gemini
-/// generates only declared properties).
-fn gemini_as_json_schema(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut out = Map::new();
-            let nullable = m.get("nullable") == Some(&json!(true));
-            for (k, x) in m {
-                match k.as_str() {
-                    "type" => {
-                        let t = json!(x.as_str().unwrap().to_lowercase());
-                        out.insert("type".into(), if nullable { json!([t, "null"]) } else { t });
-                    }
-                    "nullable" | "propertyOrdering" => {}
-                    "format" if x == "enum" => {}
-                    "properties" => {
-                        out.insert(
-                            k.clone(),
-                            Value::Object(
-                                x.as_object()
-                                    .unwrap()
-                                    .iter()
-                                    .map(|(n, s)| (n.clone(), gemini_as_json_schema(s)))
-                                    .collect(),
-                            ),
-                        );
-                        out.insert("additionalProperties".into(), json!(false));
-                    }
-                    _ => {
-                        out.insert(k.clone(), gemini_as_json_schema(x));
-                    }
-                }
-            }
-            if nullable {
-                if let Some(Value::Array(e)) = out.get_mut("enum") {
-                    e.push(Value::Null);
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(a) => Value::Array(a.iter().map(gemini_as_json_schema).collect()),
-        other => other.clone(),
-    }
-}
-
 struct Judge {
     contract: Contract,
     emitted: Vec<(Provider, jsonschema::Validator)>,
@@ -306,7 +261,7 @@ fn make_judges() -> Vec<Judge> {
             .map(|p| {
                 let mut s = contract.bare_provider_schema(p).unwrap();
                 if p == Provider::Gemini {
-                    s = gemini_as_json_schema(&s);
+                    s = common::gemini_as_json_schema(&s);
                 }
                 (p, jsonschema::validator_for(&s).unwrap())
             })

@@ -104,48 +104,6 @@ fn corpus() -> Vec<(Value, Value)> {
     ]
 }
 
-/// Gemini's OpenAPI subset read as JSON Schema, as permissively as it can be
-/// read: objects hold only declared properties (Gemini generates no others),
-/// and `nullable` admits null wherever it stands.
-fn gemini_as_json_schema(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut out = Map::new();
-            let nullable = m.get("nullable") == Some(&json!(true));
-            for (k, x) in m {
-                match k.as_str() {
-                    "type" => {
-                        let t = json!(x.as_str().unwrap().to_lowercase());
-                        out.insert("type".into(), if nullable { json!([t, "null"]) } else { t });
-                    }
-                    "nullable" | "propertyOrdering" => {}
-                    "format" if x == "enum" => {}
-                    "properties" => {
-                        let props: Map<String, Value> =
-                            x.as_object().unwrap().iter().map(|(n, s)| (n.clone(), gemini_as_json_schema(s))).collect();
-                        out.insert(k.clone(), Value::Object(props));
-                        out.insert("additionalProperties".into(), json!(false));
-                    }
-                    _ => {
-                        out.insert(k.clone(), gemini_as_json_schema(x));
-                    }
-                }
-            }
-            if nullable {
-                if let Some(Value::Array(e)) = out.get_mut("enum") {
-                    e.push(Value::Null);
-                }
-                if !m.contains_key("type") {
-                    return json!({"anyOf": [Value::Object(out), {"type": "null"}]});
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(a) => Value::Array(a.iter().map(gemini_as_json_schema).collect()),
-        other => other.clone(),
-    }
-}
-
 struct Judge {
     contract: Contract,
     base: Value,
@@ -181,7 +139,7 @@ fn judges() -> &'static [Judge] {
                     .filter_map(|p| {
                         let mut s = contract.bare_provider_schema(p).ok()?;
                         if p == Provider::Gemini {
-                            s = gemini_as_json_schema(&s);
+                            s = common::gemini_as_json_schema(&s);
                         }
                         let v = jsonschema::options()
                             .should_validate_formats(true)

@@ -14,46 +14,6 @@ use vouch::{Contract, Provider};
 
 const PROVIDERS: [Provider; 4] = [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::JsonSchema];
 
-/// As in `tests/export_soundness.rs`: Gemini's subset read as permissively as it can be.
-fn gemini_as_json_schema(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut out = Map::new();
-            let nullable = m.get("nullable") == Some(&json!(true));
-            for (k, x) in m {
-                match k.as_str() {
-                    "type" => {
-                        let t = json!(x.as_str().unwrap().to_lowercase());
-                        out.insert("type".into(), if nullable { json!([t, "null"]) } else { t });
-                    }
-                    "nullable" | "propertyOrdering" => {}
-                    "format" if x == "enum" => {}
-                    "properties" => {
-                        let props: Map<String, Value> =
-                            x.as_object().unwrap().iter().map(|(n, s)| (n.clone(), gemini_as_json_schema(s))).collect();
-                        out.insert(k.clone(), Value::Object(props));
-                        out.insert("additionalProperties".into(), json!(false));
-                    }
-                    _ => {
-                        out.insert(k.clone(), gemini_as_json_schema(x));
-                    }
-                }
-            }
-            if nullable {
-                if let Some(Value::Array(e)) = out.get_mut("enum") {
-                    e.push(Value::Null);
-                }
-                if !m.contains_key("type") {
-                    return json!({"anyOf": [Value::Object(out), {"type": "null"}]});
-                }
-            }
-            Value::Object(out)
-        }
-        Value::Array(a) => Value::Array(a.iter().map(gemini_as_json_schema).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The schema as the one property `v` of an object contract, its definitions
 /// moved to the root; `None` when its references would change meaning there.
 fn wrap(schema: &Value, uri: Option<&str>) -> Option<Value> {
@@ -114,7 +74,7 @@ fn run(
                 let Ok(mut s) = contract.bare_provider_schema(*p) else { continue };
                 counts[i] += 1;
                 if *p == Provider::Gemini {
-                    s = gemini_as_json_schema(&s);
+                    s = common::gemini_as_json_schema(&s);
                 }
                 let Ok(validator) = jsonschema::options().should_validate_formats(true).build(&s) else { continue };
                 for case in group["tests"].as_array().unwrap() {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 /// The shared folder (`VOUCH_SHARED`, default `../shared` from the project
 /// root). When it is missing the test says so loudly; under `CI=true` it fails.
@@ -69,4 +69,51 @@ pub fn remotes(dir: &std::path::Path) -> Vec<(String, Value)> {
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// Gemini's OpenAPI subset read as JSON Schema, as permissively as it can be
+/// read (for the export soundness tests: the more it admits, the stronger
+/// the test): objects hold only declared properties (Gemini generates no
+/// others), and `nullable` admits null wherever it stands.
+pub fn gemini_as_json_schema(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = Map::new();
+            let nullable = m.get("nullable") == Some(&json!(true));
+            for (k, x) in m {
+                match k.as_str() {
+                    "type" => {
+                        let t = json!(x.as_str().unwrap_or_default().to_lowercase());
+                        out.insert("type".into(), if nullable { json!([t, "null"]) } else { t });
+                    }
+                    "nullable" | "propertyOrdering" => {}
+                    "format" if x == "enum" => {}
+                    "properties" => {
+                        let props: Map<String, Value> = x
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .map(|(n, s)| (n.clone(), gemini_as_json_schema(s)))
+                            .collect();
+                        out.insert(k.clone(), Value::Object(props));
+                        out.insert("additionalProperties".into(), json!(false));
+                    }
+                    _ => {
+                        out.insert(k.clone(), gemini_as_json_schema(x));
+                    }
+                }
+            }
+            if nullable {
+                if let Some(Value::Array(e)) = out.get_mut("enum") {
+                    e.push(Value::Null);
+                }
+                if !m.contains_key("type") {
+                    return json!({"anyOf": [Value::Object(out), {"type": "null"}]});
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(gemini_as_json_schema).collect()),
+        other => other.clone(),
+    }
 }
