@@ -248,9 +248,16 @@ fn non_linear_constructs_are_refused() {
     bad("a(?!b)", "negative lookahead", 1);
     bad("(?<=a)b", "lookbehind", 0);
     bad("(?<!a)b", "negative lookbehind", 0);
-    let e = Contract::from_value(json!({"patternProperties": {"^x(?=y)": {}}})).unwrap_err();
+    let e = Contract::from_value(json!({"patternProperties": {"x(?=y)": {}}})).unwrap_err();
     assert_eq!((e.kind, e.keyword.as_str()), (CompileErrorKind::BadPattern, "patternProperties"));
-    assert!(e.message.contains("lookahead") && e.message.contains("at character 2"), "{e}");
+    assert!(e.message.contains("lookahead") && e.message.contains("at character 1"), "{e}");
+    // Lookaheads at a fixed offset after a leading `^` run exactly (Zod's hostname guard).
+    accepts(r"^(?=.{1,5}$)[a-z]+$", "abc");
+    refuses(r"^(?=.{1,5}$)[a-z]+$", "abcdef");
+    accepts(r"^[A-Z]{2}(?!00)\d{2}$", "GB82");
+    refuses(r"^[A-Z]{2}(?!00)\d{2}$", "GB00");
+    bad(r"^a+(?=b)", "lookahead", 3);
+    bad(r"^(a|(?!b))", "negative lookahead", 4);
 }
 
 #[test]
@@ -732,14 +739,51 @@ fn patterns_agree_with_regress() {
 #[test]
 fn documented_error_message() {
     // The example in docs/contract.md, "Patterns".
-    let e = Contract::from_value(json!({"properties": {"code": {"pattern": "^x(?=y)"}}})).unwrap_err();
+    let e = Contract::from_value(json!({"properties": {"code": {"pattern": "x(?=y)"}}})).unwrap_err();
     assert_eq!(
         e.to_string(),
-        r#"/properties/code: pattern: the pattern "^x(?=y)" is refused at character 2: a lookahead (?=...), which vouch cannot run in linear time"#
+        r#"/properties/code: pattern: the pattern "x(?=y)" is refused at character 1: a lookahead (?=...) away from a fixed offset after a leading ^, which vouch cannot run in linear time"#
     );
     let e = Contract::from_value(json!({"pattern": "(a)\\1"})).unwrap_err();
     assert_eq!(
         e.to_string(),
         r#"(root): pattern: the pattern "(a)\\1" is refused at character 3: a backreference \N, which vouch cannot run in linear time"#
     );
+}
+
+/// Lookaheads at a fixed offset after a leading `^` — the only ones vouch
+/// runs — against regress, on every combination of a few prefixes, bodies
+/// and rests, and every string over their alphabet up to four characters.
+#[test]
+fn anchored_lookaheads_agree_with_regress() {
+    let prefixes = ["", "a", "[ab]", r"\d{2}", "(?:ab|cd)", "(a)(b)", "a{0}", r"\b"];
+    let bodies = ["a", "b+", r"\d", "a|b", ".*c", "$", "", "(?:a|bc)d", r"[^a]*$"];
+    let rests = ["", "a*", "[a-c]+$", ".*", "(?:c|d)", "b"];
+    let alphabet = ['a', 'b', 'c', 'd', '1', '\n'];
+    let mut strings = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..4 {
+        last = last.iter().flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}"))).collect();
+        strings.extend(last.iter().cloned());
+    }
+    let haystacks: Vec<&str> = strings.iter().map(String::as_str).collect();
+    let mut patterns = 0;
+    for p in prefixes {
+        for b in bodies {
+            for r in rests {
+                for op in ["(?=", "(?!"] {
+                    for pattern in [format!("^{p}{op}{b}){r}"), format!("^{p}{op}{b}){op}{r}){r}")] {
+                        patterns += 1;
+                        let re = regress::Regex::with_flags(&pattern, "u").unwrap();
+                        let ours = vouch::__pattern_matches(&pattern, &haystacks)
+                            .unwrap_or_else(|e| panic!("{pattern} should compile: {e}"));
+                        for (s, ours) in haystacks.iter().zip(ours) {
+                            assert_eq!(ours, re.find(s).is_some(), "{pattern} on {s:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    common::figure(&format!("anchored lookaheads: {patterns} patterns × {} strings, disagreements 0", haystacks.len()));
 }

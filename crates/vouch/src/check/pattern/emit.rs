@@ -13,7 +13,7 @@ use super::parse::{Assertion, Class, ClassItem, Node, Set};
 /// The empty set, as a class the regex crate compiles (it never matches).
 const NEVER: &str = r"[^\x{0}-\x{10FFFF}]";
 /// Every code point.
-const ANY: &str = r"[\x{0}-\x{10FFFF}]";
+pub(super) const ANY: &str = r"[\x{0}-\x{10FFFF}]";
 
 /// ECMA-262 `\s`: WhiteSpace (TAB, VT, FF, ZWNBSP, USP = Zs) and
 /// LineTerminator (LF, CR, LS, PS). Not U+0085 (Unicode White_Space but not
@@ -45,7 +45,9 @@ pub(crate) fn emit(node: &Node) -> String {
 fn node_to(node: &Node, out: &mut String) {
     match node {
         Node::Empty => {}
-        Node::Never => out.push_str(NEVER),
+        // Lookaheads are taken out before emission (`super::anchored`); one
+        // left here would match nothing, which only ever refuses more.
+        Node::Never | Node::Look { .. } => out.push_str(NEVER),
         Node::Char(c) => code_point(u32::from(*c), out),
         Node::Class(class) => class_to(class, out),
         // No `m` flag: `^` and `$` are the ends of the input only.

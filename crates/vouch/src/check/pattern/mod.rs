@@ -23,7 +23,13 @@ const REGEX_SIZE_LIMIT: usize = 1 << 22;
 
 /// A compiled pattern. Its one question is [`Matcher::is_match`].
 #[derive(Debug, Clone)]
-pub(crate) struct Matcher(Regex);
+pub(crate) struct Matcher {
+    /// The pattern without its lookaheads.
+    main: Regex,
+    /// Each lookahead at its fixed offset, anchored at the start, and
+    /// whether it must match (`(?=`) or must not (`(?!`).
+    conditions: Vec<(bool, Regex)>,
+}
 
 impl Matcher {
     /// Whether the pattern matches somewhere in `haystack`.
@@ -35,12 +41,20 @@ impl Matcher {
     /// the earliest-match search then gives up). Found by the proof against
     /// regress (`\B|\p{White_Space}`, tests/patterns.rs).
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
-        self.0.find(haystack).is_some()
+        self.holds(haystack) && self.main.find(haystack).is_some()
+    }
+
+    /// Whether every lookahead says yes.
+    fn holds(&self, haystack: &str) -> bool {
+        self.conditions.iter().all(|(positive, re)| re.find(haystack).is_some() == *positive)
     }
 
     /// The successive non-overlapping matches (for the tests' property sweep).
     pub(crate) fn spans(&self, haystack: &str) -> Vec<(usize, usize)> {
-        self.0.find_iter(haystack).map(|m| (m.start(), m.end())).collect()
+        if !self.holds(haystack) {
+            return Vec::new();
+        }
+        self.main.find_iter(haystack).map(|m| (m.start(), m.end())).collect()
     }
 }
 
@@ -49,12 +63,124 @@ impl Matcher {
 pub(crate) fn compile_pattern(source: &str) -> Result<Matcher, String> {
     let ast = parse::parse(source)
         .map_err(|e| format!("the pattern {source:?} is refused at character {}: {}", e.at, e.what))?;
-    let translated = emit::emit(&ast);
-    regex::RegexBuilder::new(&translated)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map(Matcher)
-        .map_err(|e| format!("the pattern {source:?} is too large or too deep to run: {e}"))
+    let (main, looks) = anchored(ast).map_err(|(at, positive)| {
+        let what = if positive { "a lookahead (?=...)" } else { "a negative lookahead (?!...)" };
+        format!(
+            "the pattern {source:?} is refused at character {at}: {what} away from a fixed offset after a leading \
+             ^, which vouch cannot run in linear time"
+        )
+    })?;
+    let build = |translated: &str| {
+        regex::RegexBuilder::new(translated)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|e| format!("the pattern {source:?} is too large or too deep to run: {e}"))
+    };
+    let main = build(&emit::emit(&main))?;
+    let conditions = looks
+        .iter()
+        .map(|(positive, offset, inner)| {
+            let ahead = format!(r"\A{}{{{offset}}}(?:{})", emit::ANY, emit::emit(inner));
+            build(&ahead).map(|re| (*positive, re))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Matcher { main, conditions })
+}
+
+/// A lookahead taken out of a pattern: must it match (`(?=`), the offset in
+/// code points it is tested at, and its own pattern.
+type Lookahead = (bool, u32, parse::Node);
+
+/// Lookaheads a linear-time engine can run exactly: in a pattern that is a
+/// sequence starting with `^`, a lookahead after a prefix that always spans
+/// the same number of code points is a test at that fixed offset from the
+/// start, independent of the rest (ECMA-262 lookaheads are atomic, and the
+/// back-references that could read their captures are refused). So the
+/// pattern matches exactly when the rest matches and each lookahead's own
+/// pattern, anchored at its offset, matches (`(?=`) or does not (`(?!`).
+/// Zod's `hostname` and Pydantic-era `^(?!…)` guards are of this kind.
+/// Returns the pattern without its lookaheads and each one's polarity,
+/// offset and pattern; or, for any other lookahead, its source offset and polarity.
+fn anchored(ast: parse::Node) -> Result<(parse::Node, Vec<Lookahead>), (usize, bool)> {
+    use parse::{Assertion, Node};
+    if let Some(at) = first_look(&ast) {
+        let Node::Concat(items) = ast else { return Err(at) };
+        if items.first() != Some(&Node::Assert(Assertion::Start)) {
+            return Err(at);
+        }
+        let mut rest = Vec::with_capacity(items.len());
+        let mut looks = Vec::new();
+        let mut offset = Some(0u32);
+        for item in items {
+            match item {
+                Node::Look { positive, inner, at } => {
+                    let Some(o) = offset else { return Err((at, positive)) };
+                    if let Some(nested) = first_look(&inner) {
+                        return Err(nested);
+                    }
+                    looks.push((positive, o, *inner));
+                }
+                other => {
+                    if let Some(at) = first_look(&other) {
+                        return Err(at);
+                    }
+                    offset = offset.zip(width(&other)).and_then(|(a, b)| a.checked_add(b));
+                    rest.push(other);
+                }
+            }
+        }
+        return Ok((Node::Concat(rest), looks));
+    }
+    Ok((ast, Vec::new()))
+}
+
+/// Where the first lookahead stands, and its polarity, if any (an explicit
+/// stack: no recursion).
+fn first_look(node: &parse::Node) -> Option<(usize, bool)> {
+    use parse::Node;
+    let mut stack = vec![node];
+    let mut first: Option<(usize, bool)> = None;
+    while let Some(n) = stack.pop() {
+        match n {
+            Node::Look { at, inner, positive } => {
+                if first.is_none_or(|(f, _)| *at < f) {
+                    first = Some((*at, *positive));
+                }
+                stack.push(inner);
+            }
+            Node::Group(inner) | Node::Repeat { node: inner, .. } => stack.push(inner),
+            Node::Concat(items) | Node::Alt(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+    first
+}
+
+/// How many code points every match of `node` spans, when that is fixed.
+fn width(node: &parse::Node) -> Option<u32> {
+    use parse::Node;
+    // (node, multiplier) pairs, summed: an explicit stack, no recursion.
+    let mut total = 0u32;
+    let mut stack = vec![(node, 1u32)];
+    while let Some((n, times)) = stack.pop() {
+        match n {
+            Node::Empty | Node::Assert(_) => {}
+            Node::Char(_) | Node::Class(_) => total = total.checked_add(times)?,
+            Node::Group(inner) => stack.push((inner, times)),
+            Node::Concat(items) => stack.extend(items.iter().map(|i| (i, times))),
+            Node::Repeat { node, min, max: Some(max) } if min == max => stack.push((node, times.checked_mul(*min)?)),
+            Node::Alt(items) => {
+                let mut widths = items.iter().map(width);
+                let first = widths.next()??;
+                if !widths.all(|w| w == Some(first)) {
+                    return None;
+                }
+                total = total.checked_add(first.checked_mul(times)?)?;
+            }
+            Node::Never | Node::Look { .. } | Node::Repeat { .. } => return None,
+        }
+    }
+    Some(total)
 }
 
 /// Every `\p{..}` spelling vouch accepts (test hook for the property sweep).
@@ -80,9 +206,33 @@ mod tests {
 
     #[test]
     fn non_linear_features_are_refused() {
-        for p in [r"(a)\1", "a(?=b)", r"[\c]", "(?i)abc", "(?i:a)", r"\k<n>(?<n>a)"] {
+        for p in [
+            r"(a)\1",
+            "a(?=b)",
+            r"^a+(?=b)",
+            r"^(a|(?=b))",
+            "^(?=(?=a))",
+            "(?<=a)",
+            r"[\c]",
+            "(?i)abc",
+            "(?i:a)",
+            r"\k<n>(?<n>a)",
+        ] {
             assert!(compile_pattern(p).is_err(), "{p}");
         }
+    }
+
+    #[test]
+    fn lookaheads_at_a_fixed_offset_from_the_start() {
+        // Zod's hostname guard, a negative guard, and one after a fixed prefix (Zod's iban).
+        let host = re(r"^(?=.{1,8}$)[a-z]+(?:\.[a-z]+)*$");
+        assert!(host.is_match("ab.cd") && !host.is_match("abcdefghi"));
+        let guard = re(r"^(?!\s+$).+");
+        assert!(guard.is_match(" a") && !guard.is_match("   "));
+        let iban = re(r"^[A-Z]{2}(?!00|99)\d{2}$");
+        assert!(iban.is_match("GB82") && !iban.is_match("GB00") && !iban.is_match("GB99"));
+        assert_eq!(iban.spans("GB82"), vec![(0, 4)]);
+        assert!(iban.spans("GB00").is_empty());
     }
 
     #[test]

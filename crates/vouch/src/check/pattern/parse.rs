@@ -37,6 +37,16 @@ pub(crate) enum Node {
     Concat(Vec<Node>),
     /// Alternatives (at least two).
     Alt(Vec<Node>),
+    /// A lookahead `(?=…)` (`positive`) or `(?!…)`, at character `at` of the
+    /// source. Run only where its position is fixed (see `super::anchored`).
+    Look {
+        /// `(?=` rather than `(?!`.
+        positive: bool,
+        /// What it looks for.
+        inner: Box<Node>,
+        /// Where it stands in the source, for a refusal.
+        at: usize,
+    },
     /// A quantified atom; `max` `None` is unbounded. Laziness is dropped: it
     /// changes which match is found, never whether one exists.
     Repeat {
@@ -116,6 +126,8 @@ pub(crate) fn parse(source: &str) -> Result<Node, ParseError> {
 
 /// An open group while parsing: finished alternatives and the current one.
 struct Frame {
+    /// A lookahead's polarity, when the group is one.
+    look: Option<bool>,
     /// Alternatives already closed by `|`.
     alternatives: Vec<Node>,
     /// The sequence being read.
@@ -126,7 +138,7 @@ struct Frame {
 
 impl Frame {
     fn new(open_at: usize) -> Self {
-        Self { alternatives: Vec::new(), current: Vec::new(), open_at }
+        Self { look: None, alternatives: Vec::new(), current: Vec::new(), open_at }
     }
 
     /// Close the current alternative.
@@ -213,11 +225,13 @@ impl Parser {
                     }
                 }
                 '(' => {
-                    self.group_open()?;
+                    let look = self.group_open()?;
                     if stack.len() > MAX_GROUP_DEPTH {
                         return err(at, format!("groups nested deeper than {MAX_GROUP_DEPTH}"));
                     }
-                    stack.push(Frame::new(at));
+                    let mut frame = Frame::new(at);
+                    frame.look = look;
+                    stack.push(frame);
                 }
                 ')' => {
                     self.pos += 1;
@@ -225,7 +239,13 @@ impl Parser {
                         return err(at, "an unmatched )");
                     }
                     let Some(frame) = stack.pop() else { return err(at, "an unmatched )") };
-                    let node = Node::Group(Box::new(frame.finish()));
+                    let (look, open_at) = (frame.look, frame.open_at);
+                    let inner = Box::new(frame.finish());
+                    // A lookahead is no atom: Unicode mode cannot quantify it.
+                    let node = match look {
+                        Some(positive) => Node::Look { positive, inner, at: open_at },
+                        None => Node::Group(inner),
+                    };
                     if let Some(top) = stack.last_mut() {
                         top.current.push(node);
                     }
@@ -259,22 +279,23 @@ impl Parser {
         Ok(stack.pop().map_or(Node::Empty, Frame::finish))
     }
 
-    /// After `(`: which group it opens. Only `(`, `(?:` and `(?<name>` are
-    /// translated; the others are named in the refusal.
-    fn group_open(&mut self) -> Result<(), ParseError> {
+    /// After `(`: which group it opens — `Some(positive)` for a lookahead.
+    /// Only `(`, `(?:`, `(?<name>`, `(?=` and `(?!` are translated; the
+    /// others are named in the refusal.
+    fn group_open(&mut self) -> Result<Option<bool>, ParseError> {
         let at = self.pos;
         self.pos += 1;
         if !self.eat('?') {
-            return Ok(());
+            return Ok(None);
         }
         match self.bump() {
-            Some(':') => Ok(()),
-            Some('=') => err(at, "a lookahead (?=...), which vouch cannot run in linear time"),
-            Some('!') => err(at, "a negative lookahead (?!...), which vouch cannot run in linear time"),
+            Some(':') => Ok(None),
+            Some('=') => Ok(Some(true)),
+            Some('!') => Ok(Some(false)),
             Some('<') => match self.peek() {
                 Some('=') => err(at, "a lookbehind (?<=...), which vouch cannot run in linear time"),
                 Some('!') => err(at, "a negative lookbehind (?<!...), which vouch cannot run in linear time"),
-                _ => self.group_name(at),
+                _ => self.group_name(at).map(|()| None),
             },
             Some(c) if c.is_ascii_alphabetic() || c == '-' => {
                 err(at, "an inline modifier group (?flags:...), which vouch does not translate")
