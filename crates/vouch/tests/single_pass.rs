@@ -546,3 +546,21 @@ fn repair_caps_are_the_full_paths() {
     }
     assert!(capped >= 20, "only {capped} replies hit the cap");
 }
+
+/// A node that is only a `$ref` is its target on every path: the full
+/// path reports what the single pass reports (found by the compile fuzz
+/// target, where an object reply with a hazardous key met a `$ref` root).
+#[test]
+fn a_bare_ref_is_its_target_on_every_path() {
+    let c = vouch::Contract::from_value(serde_json::json!({"$defs": {"n": {"type": "number"}}, "$ref": "#/$defs/n"}))
+        .unwrap();
+    let v = c.check("{\"a\\u0000\": 1}");
+    let codes: Vec<_> = v.problems().iter().map(|p| (p.code, p.path.clone())).collect();
+    assert_eq!(codes, [(vouch::ProblemCode::WrongType, String::new())]);
+    // Where the target takes objects, it reports the hazard itself.
+    let c = vouch::Contract::from_value(serde_json::json!({"$defs": {"o": {"type": "object"}}, "$ref": "#/$defs/o"}))
+        .unwrap();
+    let v = c.check("{\"a\\u0000\": 1}");
+    assert_eq!(v.problems().len(), 1, "{:?}", v.problems());
+    assert_eq!(v.problems()[0].path, "/a\u{0}");
+}

@@ -424,6 +424,13 @@ impl Eval<'_> {
         let Some(n) = self.nodes.get(id) else {
             return false;
         };
+        // A node that is only a `$ref` is its target, as the single pass
+        // reads it (`Read::Alias`): its own walk of an object would only
+        // report the target's key hazards before the target does (found by
+        // the compile fuzz target: `{"$ref": "#/$defs/n"}` on `{"a\u0000": 1}`).
+        if let Some(target) = n.only_reference() {
+            return self.node_into(target, v, ctx, into);
+        }
         if n.never {
             ctx.fail(
                 ProblemCode::NotAllowed,
