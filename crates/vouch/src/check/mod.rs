@@ -258,7 +258,8 @@ fn without_path(message: &str) -> &str {
     message.split_once(": ").map_or(message, |(_, m)| m)
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// The JSON type of a value, by its JSON Schema name.
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

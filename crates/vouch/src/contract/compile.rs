@@ -129,12 +129,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
     if !errors.is_empty() {
         return Err(CompileError::all(errors));
     }
-    let annotations = document
-        .get("x-vouch")
-        .and_then(|p| p.get("annotations"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        .unwrap_or_default();
+    let annotations = policy::declared_annotations(document);
     let mut c = Compiler {
         index,
         dialect,

@@ -3,6 +3,7 @@
 
 mod compile;
 pub(crate) use compile::is_keyword;
+pub(crate) use policy::declared_annotations;
 mod discriminator;
 mod error;
 pub(crate) mod node;

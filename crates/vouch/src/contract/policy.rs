@@ -54,6 +54,17 @@ fn declared_types(node: &Node) -> Option<Types> {
     values.iter().map(Types::of).reduce(Types::union)
 }
 
+/// The annotation keywords a contract's root names in `x-vouch.annotations`
+/// (read by the compiler and by the provider export alike).
+pub(crate) fn declared_annotations(document: &Value) -> Vec<String> {
+    document
+        .get("x-vouch")
+        .and_then(|p| p.get("annotations"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
 /// Parse `x-vouch` on the node at `location` (`at_root`: the contract's
 /// root, or the schema a root that is only a `$ref` names). `compile` compiles a finding's
 /// `when` schema.

@@ -252,12 +252,7 @@ impl Contract {
             .get("$id")
             .or_else(|| document.get("id").filter(|_| draft == Draft::Draft4))
             .and_then(Value::as_str);
-        let annotations = document
-            .get("x-vouch")
-            .and_then(|p| p.get("annotations"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default();
+        let annotations = crate::contract::declared_annotations(document);
         let mut e = Exporter {
             provider,
             document,
@@ -1565,16 +1560,7 @@ fn family_of(t: &str) -> &'static str {
 
 fn families(m: &Map<String, Value>) -> Option<Vec<&'static str>> {
     let family = family_of;
-    let of_value = |v: &Value| -> &'static str {
-        match v {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        }
-    };
+    let of_value = crate::check::type_name;
     if let Some(t) = type_names(m) {
         return Some(t.into_iter().map(family).collect());
     }
