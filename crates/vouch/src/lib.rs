@@ -51,6 +51,7 @@ mod findings;
 mod pointer;
 mod read;
 mod repair;
+mod stream;
 mod verdict;
 mod write;
 
@@ -58,6 +59,7 @@ pub use check::format::Format;
 pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
 pub use export::{ExportError, Provider};
 pub use read::{read_json, JsonError, Limits, Unwrap};
+pub use stream::{Progress, StreamCheck};
 pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
 pub use write::{to_json_pretty, to_json_string};
 

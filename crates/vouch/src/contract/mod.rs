@@ -230,6 +230,14 @@ impl Contract {
         }
     }
 
+    /// Check a reply while it streams: feed it piece by piece to the
+    /// [`crate::StreamCheck`] this returns, which says after each piece
+    /// whether the reply can still be accepted.
+    #[must_use]
+    pub fn stream(&self) -> crate::StreamCheck<'_> {
+        crate::StreamCheck::new(self)
+    }
+
     /// [`Contract::check`] for a reply already held as text (no UTF-8
     /// validation needed): the same verdict.
     #[must_use]
