@@ -25,7 +25,7 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     let verdict = contract.check(raw);
     render(&verdict);
     // The single pass (checking while reading) must give the full path's verdict, byte for byte.
-    let full = contract.check_full_path(raw);
+    let full = expected_verdict(contract, raw);
     assert_eq!(
         verdict.to_json(),
         full.to_json(),
@@ -115,4 +115,22 @@ pub fn recheck(contract: &Contract, first: &Verdict, value: &serde_json::Value, 
         again.repairs()
     );
     assert_eq!(again.value(), Some(value), "check_value changed the value\nreply: {:?}", String::from_utf8_lossy(raw));
+}
+
+/// The verdict `check` must give: the full path's, but for a reply the
+/// streaming check refused while reading, whose certain problems the full
+/// path does not list (cut off after them…): those first, then the full path's.
+pub fn expected_verdict(contract: &Contract, raw: &[u8]) -> Verdict {
+    let full = contract.check_full_path(raw);
+    let mut stream = contract.stream();
+    stream.feed(raw);
+    let listed = |p: &vouch::Problem| full.problems().iter().any(|f| f.code == p.code && f.path == p.path);
+    if stream.progress() == vouch::Progress::Pending || (!full.is_accepted() && stream.problems().iter().all(listed)) {
+        return full;
+    }
+    let mut problems: Vec<vouch::Problem> = stream.problems().iter().filter(|p| !listed(p)).cloned().collect();
+    let room = contract.limits().max_problems.max(problems.len());
+    problems.extend(full.problems().iter().cloned());
+    problems.truncate(room);
+    Verdict::Refused(vouch::Refused { problems })
 }

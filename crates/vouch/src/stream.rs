@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use crate::check::single_pass::SinglePass;
 use crate::contract::Contract;
 use crate::verdict::{Problem, Verdict};
 
@@ -43,40 +44,135 @@ pub enum Progress {
 /// assert!(stream.finish().is_pass());
 /// # Ok::<(), vouch::CompileError>(())
 /// ```
-#[derive(Debug)]
 pub struct StreamCheck<'c> {
     contract: &'c Contract,
-    bytes: Vec<u8>,
+    pass: SinglePass<'c>,
+    /// The reply so far, up to its last whole character.
+    text: String,
+    /// The bytes of a character a piece cut in two.
+    tail: Vec<u8>,
     received: usize,
-    problems: Vec<Problem>,
-    decided_at: Option<usize>,
+    /// `text` as long as it was when the stream was last pending.
+    pending_at: usize,
+    /// The reply is over `max_bytes`: nothing more is kept.
+    too_large: bool,
+    /// The reply is not UTF-8: the refusal, the byte count that decided
+    /// it, and nothing more is kept.
+    not_utf8: Option<(Problem, usize)>,
+    /// Refused: the byte count that decided it, and why.
+    refusal: Option<(usize, Vec<Problem>)>,
+}
+
+impl std::fmt::Debug for StreamCheck<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamCheck")
+            .field("received", &self.received)
+            .field("progress", &self.progress())
+            .field("decided_at", &self.decided_at())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'c> StreamCheck<'c> {
     pub(crate) fn new(contract: &'c Contract) -> Self {
-        Self { contract, bytes: Vec::new(), received: 0, problems: Vec::new(), decided_at: None }
+        Self {
+            contract,
+            pass: contract.single_pass(true),
+            text: String::new(),
+            tail: Vec::new(),
+            received: 0,
+            pending_at: 0,
+            too_large: false,
+            not_utf8: None,
+            refusal: None,
+        }
     }
 
     /// Feed the next piece of the reply; what is known after it.
     pub fn feed(&mut self, piece: impl AsRef<[u8]>) -> Progress {
         let piece = piece.as_ref();
+        let before = self.received;
         self.received = self.received.saturating_add(piece.len());
-        let max = self.contract.limits().max_bytes;
-        if self.bytes.len() <= max {
-            let room = (max + 1).saturating_sub(self.bytes.len());
-            self.bytes.extend_from_slice(piece.get(..room.min(piece.len())).unwrap_or(piece));
+        if self.too_large || self.not_utf8.is_some() {
+            return self.progress();
         }
-        if self.decided_at.is_none() && self.received > max {
-            self.problems = self.contract.refuse_too_large(max + 1).problems().to_vec();
-            self.decided_at = Some(max + 1);
+        let max = self.contract.limits().max_bytes;
+        // Past the limit nothing more is kept: memory stays bounded by it.
+        let room = max.saturating_sub(before);
+        let kept = piece.get(..room.min(piece.len())).unwrap_or_default();
+        self.take(kept);
+        if self.refusal.is_none() {
+            self.pass.feed(&self.text);
+            if self.pass.refusal().is_some() {
+                // The byte that decided it, and its problems as of that byte:
+                // the same however the reply was cut into pieces.
+                self.refusal = self.contract.decided(&self.text, self.pending_at);
+                if self.refusal.is_none() {
+                    let problems = self.pass.refusal().map(<[Problem]>::to_vec).unwrap_or_default();
+                    self.refusal = Some((self.text.len(), problems));
+                }
+            } else {
+                self.pending_at = self.text.len();
+            }
+        }
+        if self.refusal.is_none() {
+            if let Some((problem, at)) = &self.not_utf8 {
+                self.refusal = Some((*at, vec![problem.clone()]));
+            } else if self.received > max {
+                self.too_large = true;
+                self.refusal = Some((max + 1, self.contract.refuse_too_large(max + 1).problems().to_vec()));
+            }
+        }
+        if self.received > max {
+            self.too_large = true;
         }
         self.progress()
+    }
+
+    /// Append bytes to the text, keeping a character cut in two for later.
+    fn take(&mut self, bytes: &[u8]) {
+        let mut joined;
+        let bytes = if self.tail.is_empty() {
+            bytes
+        } else {
+            joined = std::mem::take(&mut self.tail);
+            joined.extend_from_slice(bytes);
+            &joined[..]
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(s) => self.text.push_str(s),
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                self.text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                if e.error_len().is_some() {
+                    // The shortest run of these bytes that no more bytes can make a character.
+                    let k = (1..=rest.len())
+                        .find(|&k| {
+                            rest.get(..k)
+                                .is_some_and(|r| std::str::from_utf8(r).is_err_and(|e| e.error_len().is_some()))
+                        })
+                        .unwrap_or(1);
+                    self.not_utf8 = Some((self.utf8_problem(rest), self.text.len() + k));
+                } else {
+                    self.tail = rest.to_vec();
+                }
+            }
+        }
+    }
+
+    /// The refusal of a reply whose bytes from `text`'s end on are not UTF-8.
+    fn utf8_problem(&self, rest: &[u8]) -> Problem {
+        let mut raw = self.text.as_bytes().to_vec();
+        raw.extend_from_slice(rest.get(..4).unwrap_or(rest));
+        self.contract.check_full_path(&raw).problems().first().cloned().unwrap_or_else(|| {
+            Problem::new(crate::ProblemCode::NotJson, "", "UTF-8 text".into(), String::new(), "not JSON: invalid UTF-8")
+        })
     }
 
     /// What is known so far.
     #[must_use]
     pub fn progress(&self) -> Progress {
-        if self.decided_at.is_some() {
+        if self.refusal.is_some() {
             Progress::Refused
         } else {
             Progress::Pending
@@ -88,13 +184,14 @@ impl<'c> StreamCheck<'c> {
     /// and path) among its own.
     #[must_use]
     pub fn problems(&self) -> &[Problem] {
-        &self.problems
+        self.refusal.as_ref().map_or(&[], |(_, problems)| problems)
     }
 
-    /// How many bytes had been fed when the refusal became certain.
+    /// How many bytes had come when the refusal became certain: the length
+    /// of the shortest prefix no completion of which can be accepted.
     #[must_use]
     pub fn decided_at(&self) -> Option<usize> {
-        self.decided_at
+        self.refusal.as_ref().map(|(at, _)| *at)
     }
 
     /// How many bytes have been fed.
@@ -104,21 +201,41 @@ impl<'c> StreamCheck<'c> {
     }
 
     /// The part of the value that has arrived complete and is valid by its
-    /// own contract, for a display while the rest arrives; `None` before
-    /// any. Partial, never accepted: the reply as a whole may still be
-    /// refused.
+    /// own contract, unchanged by any repair, for a display while the rest
+    /// arrives: the members (and, from the first, the items) whose values
+    /// came whole and valid, with the same of the container being read.
+    /// `None` before any, and once refused. Partial, never accepted: the
+    /// reply as a whole may still be refused (a member still missing, a
+    /// key repeated later, text after it).
     #[must_use]
     pub fn partial(&self) -> Option<Value> {
-        None
+        if self.refusal.is_some() {
+            return None;
+        }
+        self.pass.partial(&self.text)
     }
 
     /// The reply has ended: the verdict [`Contract::check`] gives on all of
-    /// it.
+    /// it, byte for byte.
     #[must_use]
     pub fn finish(self) -> Verdict {
-        if self.received > self.contract.limits().max_bytes {
-            return self.contract.refuse_too_large(self.received);
+        let decided = self.refusal.as_ref().map(|(_, problems)| problems.as_slice());
+        let base = if self.too_large {
+            Verdict::refuse(vec![crate::read::too_large(self.received, false, self.contract.limits().max_bytes)])
+        } else if let Some((problem, _)) = &self.not_utf8 {
+            Verdict::refuse(vec![problem.clone()])
+        } else if !self.tail.is_empty() {
+            // The reply ends inside a character.
+            let mut raw = self.text.as_bytes().to_vec();
+            raw.extend_from_slice(&self.tail);
+            self.contract.check_full_path(&raw)
+        } else {
+            let outcome = self.pass.finish(&self.text);
+            return self.contract.verdict_of(&self.text, outcome, decided);
+        };
+        match decided {
+            Some(found) => self.contract.merged(&self.text, found, Some(found), base),
+            None => base,
         }
-        self.contract.check(&self.bytes)
     }
 }

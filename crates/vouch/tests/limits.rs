@@ -29,6 +29,27 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     std::thread::Builder::new().name("small-stack".into()).stack_size(SMALL_STACK).spawn(f).unwrap().join().unwrap()
 }
 
+/// The verdict of a reply over `max_bytes`: `too_large` at the root, after
+/// the problems (if any) the streaming check found certain within the
+/// first `max_bytes` bytes — each also the refusal of that part alone.
+#[track_caller]
+fn assert_refused_too_large(c: &Contract, raw: &[u8]) {
+    let verdict = c.check(raw);
+    let problems = verdict.problems();
+    let last = problems.last().expect("a problem");
+    assert_eq!((last.code.as_str(), last.path.as_str()), ("too_large", ""), "{problems:?}");
+    let mut stream = c.stream();
+    stream.feed(raw);
+    let certain = stream.problems();
+    assert!(certain.len() <= problems.len());
+    if certain.first().is_some_and(|p| p.code.as_str() != "too_large") {
+        assert_eq!(&problems[..problems.len() - 1], certain, "the certain problems come first");
+        assert!(stream.decided_at().unwrap() <= c.limits().max_bytes);
+    } else {
+        assert_eq!(problems.len(), 1, "{problems:?}");
+    }
+}
+
 /// The verdict is a refusal with exactly one problem, of `code`, at `path`.
 #[track_caller]
 fn assert_refused_one(verdict: &Verdict, code: &str, path: &str) -> Problem {
@@ -85,7 +106,7 @@ fn million_deep_objects_are_too_deep() {
         // 5 MB open, 6 MB closed: over the default size limit, which is
         // checked first, so raise it to let the reader meet the depth.
         let c = contract("{}");
-        assert_refused_one(&c.check(nested_objects(1_000_000, false)), "too_large", "");
+        assert_refused_too_large(&c, &nested_objects(1_000_000, false));
         let c = with_limits("{}", |l| Limits { max_bytes: 16 * MIB, ..l });
         assert_eq!(c.limits().max_depth, 128);
         for closed in [false, true] {
@@ -243,7 +264,7 @@ fn one_byte_over_the_limit_is_too_large() {
 #[test]
 fn ten_mb_of_invalid_utf8() {
     let raw = vec![0xFF_u8; 10_000_000];
-    assert_refused_one(&contract("{}").check(&raw), "too_large", "");
+    assert_refused_too_large(&contract("{}"), &raw);
 
     let c = with_limits("{}", |l| Limits { max_bytes: 16 * MIB, ..l });
     let p = assert_refused_one(&c.check(&raw), "not_json", "");
@@ -367,7 +388,7 @@ fn fifty_mb_string_is_too_long() {
     raw[0] = b'"';
     raw.push(b'"');
     let schema = r#"{"type":"string","maxLength":10}"#;
-    assert_refused_one(&contract(schema).check(&raw), "too_large", "");
+    assert_refused_too_large(&contract(schema), &raw);
 
     let c = with_limits(schema, |l| Limits { max_bytes: 64 * MIB, ..l });
     let p = assert_refused_one(&c.check(&raw), "too_long", "");

@@ -10,7 +10,6 @@ mod equal;
 pub(crate) mod format;
 pub(crate) mod pattern;
 pub(crate) mod single_pass;
-pub(crate) mod streamed_report;
 
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -145,44 +144,6 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
             || Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast()))
 }
 
-/// The problems of one subtree, in the order the whole walk meets them,
-/// appended to `out`: `None` when a hazard met inside a branch would be
-/// reported at the end of the whole walk instead (the caller then takes the
-/// full path).
-pub(crate) fn problems_in_order(
-    nodes: &[Node],
-    id: NodeId,
-    value: &Value,
-    path: &mut String,
-    out: &mut Vec<Problem>,
-) -> Option<()> {
-    // The walk borrows the caller's path and list (and leaves the path as it found it).
-    let mut ctx = Ctx::reporting_into(std::mem::take(path), usize::MAX, std::mem::take(out));
-    let eval = Eval::new(nodes);
-    eval.node(id, value, &mut ctx);
-    (*path, *out) = (ctx.path, ctx.problems);
-    eval.hazards.take().is_empty().then_some(())
-}
-
-/// The problems of one undeclared member of an object at node `object`
-/// (`additionalProperties`), with `path` the member's own, appended to
-/// `out`; `None` as [`problems_in_order`].
-pub(crate) fn member_problems(
-    nodes: &[Node],
-    object: NodeId,
-    key: &str,
-    item: &Value,
-    path: &mut String,
-    out: &mut Vec<Problem>,
-) -> Option<()> {
-    let n = nodes.get(object)?;
-    let mut ctx = Ctx::reporting_into(std::mem::take(path), usize::MAX, std::mem::take(out));
-    let eval = Eval::new(nodes);
-    eval.member(n, key, item, &mut ctx, &mut 0);
-    (*path, *out) = (ctx.path, ctx.problems);
-    eval.hazards.take().is_empty().then_some(())
-}
-
 /// The problem of a value whose type the node does not allow, at `path`.
 pub(crate) fn wrong_type(types: Types, v: &Value, path: String) -> Problem {
     let names = types.describe();
@@ -242,7 +203,7 @@ fn tags(d: &crate::contract::node::Discriminator) -> String {
     list(&values)
 }
 
-fn list(values: &[Value]) -> String {
+pub(crate) fn list(values: &[Value]) -> String {
     values
         .iter()
         .map(|v| match v {
@@ -270,7 +231,7 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     }
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("{n} {one}")
     } else {

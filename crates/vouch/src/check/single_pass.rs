@@ -1,51 +1,49 @@
-//! Checking while reading: one pass over the bytes, directed by the contract.
+//! Checking while reading: one pass over the bytes, directed by the
+//! contract, fed the reply as it comes.
 //!
-//! The contract is known before the reply arrives, so most replies can be
-//! checked as they are read, the way serde's typed deserialization works: at
+//! The contract is known before the reply arrives, so a reply can be
+//! checked as it is read, the way serde's typed deserialization works: at
 //! each object the key is looked up in the compiled node's property table
-//! (borrowed from the text, not copied) and the member is checked in place.
-//! No generic tree is built: an accepted reply *is* its output, the JSON
-//! text vouch vouched for, and its `Value` is read from that text only when
-//! someone asks for it ([`crate::Accepted::value`]). Scalars are typed where
-//! they stand; a string is copied only where a keyword looks at it, and a
-//! subtree only where an applicator (`anyOf`, `not`…) must see it whole.
+//! and the member is checked where it stands. No generic tree is built: an
+//! accepted reply *is* its output, the JSON text vouch vouched for, and its
+//! `Value` is read from that text only when someone asks for it
+//! ([`crate::Accepted::value`]). A string is copied only where a keyword
+//! looks at it, and a subtree only where an applicator (`anyOf`, `not`…)
+//! must see it whole.
 //!
-//! This pass only ever *accepts*, and makes only the changes the repair pass
-//! would make where they stand alone: a missing property with a default is
-//! written into the text as its object's last member, and a scalar its
-//! node's own rules change is repaired in place when one more round changes
-//! nothing — each logged exactly as the repair pass logs it. At the first
-//! thing it is not certain of — a failed keyword, a repair it cannot make
-//! here — it stops (noting, for a member of the root object, where: the
-//! report takes the reading up from there, `streamed_report.rs`); so does
-//! whatever it cannot read — not strict JSON, a repeated key, a depth limit,
-//! text around the JSON — keeping the reader's error when it is exactly the
-//! full path's. Either way the verdict is the full path's to the byte;
-//! `tests/single_pass.rs` holds the two to that on every reply we have.
+//! The pass is a push reader: containers live on an explicit stack, and a
+//! token cut off by the end of what has come (a string, a number, a
+//! literal) is taken up where it stopped when more comes, so a reply fed
+//! one byte at a time is read once, like one fed whole. Feeding the whole
+//! reply at once is [`crate::Contract::check`]; [`crate::StreamCheck`]
+//! feeds it piece by piece.
+//!
+//! The pass decides three things. It *accepts* only what it is sure of,
+//! making only the changes the repair pass would make where they stand
+//! alone: a missing property with a default is written into the text as its
+//! object's last member, and a scalar its node's own rules change is
+//! repaired in place when one more round changes nothing — each logged
+//! exactly as the repair pass logs it. It *refuses* only what no completion
+//! of the text can save (a failure at a node no repair above or below can
+//! change, with no unwrap declared; a read error no unwrap is tried for):
+//! that is what lets a stream stop early, and `tests/streaming.rs` holds it
+//! to exactness with a search for an accepted completion. Everything else
+//! it *doubts*: the full path reads and judges the reply.
+//! `tests/single_pass.rs` holds the verdicts to the full path's byte for
+//! byte on every reply we have.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::{is_valid, is_valid_here, is_valid_string_here};
-use crate::contract::node::PropertyIndex;
+use crate::check;
 use crate::contract::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
-use crate::read::parser::{Integers, Parser, ReadError, Scalar as ParsedScalar, KEY};
+use crate::read::parser::{read_value, Integers, Parser, ReadError, Scalar as ParsedScalar, COLON, KEY};
+use crate::read::Unwrap;
 use crate::repair::{default_of, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling, Repairer};
-use crate::verdict::{display_path, ProblemCode, Repair};
-
-/// Why the single pass stopped: the full path reads the reply itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stop {
-    /// Read so far, but not vouched for: a keyword failed or a repair would apply.
-    Doubt,
-    /// Not read: not strict JSON, a repeated key, too deep.
-    Unread,
-}
-
-type Pass<T> = Result<T, Stop>;
+use crate::verdict::{display_path, excerpt_text, Problem, ProblemCode, Repair};
 
 /// How the single pass reads a value for one node, chosen once per contract.
 #[derive(Debug, Clone)]
@@ -183,52 +181,6 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
     Read::Whole
 }
 
-/// What the single pass found.
-pub(crate) enum Outcome<'c, 't> {
-    /// Vouched for, exactly as the text stands but for the changes listed.
-    Accepted(Vouched<'c>),
-    /// Strict JSON as far as read, but a keyword failed or a repair would
-    /// apply: the full path reads and judges it. With where a report may
-    /// take the reading up, when the doubt arose in a member of the root.
-    Doubted(Option<Resume<'t>>),
-    /// Not read (not strict JSON, a repeated key, too deep, text around
-    /// it): the full path reads the reply itself. With the error the full
-    /// path's reader gives, where this pass found that very error.
-    Unread(Option<ReadError>),
-}
-
-/// Check a whole reply in one pass.
-pub(crate) fn run<'c, 't>(
-    nodes: &'c [Node],
-    plans: &'c [Plan],
-    root: NodeId,
-    text: &'t str,
-    (max_depth, max_repairs, integers): (usize, usize, Integers),
-) -> Outcome<'c, 't> {
-    let mut pass = SinglePass {
-        nodes,
-        plans,
-        p: Parser::at(text, 0, integers),
-        max_depth,
-        max_repairs,
-        made: 0,
-        changes: Vec::new(),
-        error: None,
-        verbatim: true,
-        resume: None,
-    };
-    match pass.value(root, 0) {
-        Ok(()) => {}
-        Err(Stop::Doubt) => return Outcome::Doubted(pass.resume),
-        Err(Stop::Unread) => return Outcome::Unread(pass.error),
-    }
-    pass.p.skip_ws();
-    if pass.p.pos != text.len() {
-        return Outcome::Unread(Some(pass.p.trailing()));
-    }
-    Outcome::Accepted(Vouched { changes: pass.changes, verbatim: pass.verbatim })
-}
-
 /// A reply the single pass vouched for.
 pub(crate) struct Vouched<'c> {
     /// The changes made, in the order the repair pass logs them.
@@ -272,21 +224,9 @@ pub(crate) struct Change<'c> {
 enum Made<'c> {
     /// `comma`: a member comes before it.
     Fill { fill: &'c Fill, comma: bool },
-    /// The repaired scalar as JSON, how deep it nests, the repair pass's
-    /// log for it (paths relative to the scalar), and how many repairs it
-    /// counts against `max_repairs` (those taken back included).
-    Repaired { json: String, depth: usize, log: Vec<Repair>, made: usize },
-}
-
-impl Change<'_> {
-    /// The repairs this change counts against `max_repairs`, as the repair
-    /// pass counts them.
-    pub(super) fn made(&self) -> usize {
-        match &self.made {
-            Made::Fill { .. } => 1,
-            Made::Repaired { made, .. } => *made,
-        }
-    }
+    /// The repaired scalar as JSON, how deep it nests, and the repair
+    /// pass's log for it (paths relative to the scalar).
+    Repaired { json: String, depth: usize, log: Vec<Repair> },
 }
 
 /// A reply the single pass accepted with changes, as text — each default
@@ -352,109 +292,15 @@ fn relocate(r: &mut Repair, under: &str) {
     r.path = path;
 }
 
-struct SinglePass<'c, 't> {
-    nodes: &'c [Node],
-    plans: &'c [Plan],
-    p: Parser<'t>,
-    max_depth: usize,
-    /// Most repairs the contract allows (`Limits::max_repairs`): past it
-    /// the pass stands aside, so the full path refuses.
-    max_repairs: usize,
-    /// Repairs counted so far (see [`Change::made`]).
-    made: usize,
-    /// Changes made so far, in the order the repair pass logs them.
-    changes: Vec<Change<'c>>,
-    /// Why reading stopped, when it is exactly the full path reader's error.
-    error: Option<ReadError>,
-    /// See [`Vouched::verbatim`].
-    verbatim: bool,
-    /// Where a doubt in a member of the root object arose (see [`Resume`]).
-    resume: Option<Resume<'t>>,
-}
-
-/// Where a report may take up the reading of a reply the single pass
-/// doubted: the root object (node `node`) was read without a problem up to
-/// the member at `at` (or, `closing`, up to its closing brace at `at`),
-/// with these members met. Everything before is valid, so the report has
-/// nothing to say about it but what the object's own keywords say at the
-/// end (required properties), which the state carries.
-pub(crate) struct Resume<'t> {
-    pub(super) node: NodeId,
-    pub(super) at: usize,
-    pub(super) closing: bool,
-    pub(super) seen: Seen,
-    pub(super) others: Others<'t>,
-    pub(super) members: u64,
-    pub(super) required_seen: usize,
-    pub(super) next: usize,
-    /// The repairs the single pass counted before `at` (see [`Change::made`]).
-    pub(super) made: usize,
-}
-
-/// An object member's key: the name declared next, met as raw bytes, or a
-/// key as read (borrowed from the text unless it held an escape).
-pub(super) enum Key<'c, 't> {
-    Declared(&'c str),
-    Read(Cow<'t, str>),
-}
-
-impl<'t> Key<'_, 't> {
-    pub(super) fn as_str(&self) -> &str {
-        match self {
-            Self::Declared(name) => name,
-            Self::Read(key) => key,
-        }
-    }
-
-    /// The key, to keep (borrowed from the text where it can be).
-    pub(super) fn to_cow(&self) -> Cow<'t, str> {
-        match self {
-            Self::Declared(name) => Cow::Owned((*name).to_owned()),
-            Self::Read(key) => key.clone(),
-        }
-    }
-}
-
-/// A member's key, and where it stands among the declared properties, its
-/// node, and whether it is required (none: undeclared).
-pub(super) type Member<'c, 't> = (Key<'c, 't>, Option<(usize, NodeId, bool)>);
-
-/// An object member's key and its colon (white space before the key
-/// skipped), looked up: where it stands among the declared properties, its
-/// node, and whether it is required. Replies mostly list members in the
-/// contract's order, so the name declared at `next` is tried as raw bytes
-/// before a key is read.
-// Always inlined: a call per member, returning a key and a possible error, costs 2 % of a check.
-#[inline(always)]
-pub(super) fn member_key<'c, 't>(
-    p: &mut Parser<'t>,
-    index: &'c PropertyIndex,
-    next: usize,
-) -> Result<Member<'c, 't>, ReadError> {
-    if p.peek() != Some(b'"') {
-        return Err(p.expected(KEY));
-    }
-    let member = match index.plain_at(next).filter(|(name, _, _)| p.quoted(name)) {
-        Some((name, id, required)) => (Key::Declared(name), Some((next, id, required))),
-        None => {
-            let key = p.string_cow()?;
-            let found = index.position(&key);
-            (Key::Read(key), found)
-        }
-    };
-    p.colon()?;
-    Ok(member)
-}
-
 /// Which declared properties an object has had (by position), to refuse a
 /// repeat without building a map.
-pub(super) enum Seen {
+enum Seen {
     Few(u64),
     Many(Vec<bool>),
 }
 
 impl Seen {
-    pub(super) fn new(declared: usize) -> Self {
+    fn new(declared: usize) -> Self {
         if declared <= 64 {
             Self::Few(0)
         } else {
@@ -462,21 +308,9 @@ impl Seen {
         }
     }
 
-    /// Forget `i` (a member taken back).
-    pub(super) fn remove(&mut self, i: usize) {
-        match self {
-            Self::Few(bits) => *bits &= !1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0),
-            Self::Many(seen) => {
-                if let Some(s) = seen.get_mut(i) {
-                    *s = false;
-                }
-            }
-        }
-    }
-
     /// Mark `i` seen; false when it already was.
     #[inline]
-    pub(super) fn insert(&mut self, i: usize) -> bool {
+    fn insert(&mut self, i: usize) -> bool {
         match self {
             Self::Few(bits) => {
                 let bit = 1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).unwrap_or(0);
@@ -488,7 +322,7 @@ impl Seen {
         }
     }
 
-    pub(super) fn contains(&self, i: usize) -> bool {
+    fn contains(&self, i: usize) -> bool {
         match self {
             Self::Few(bits) => {
                 1u64.checked_shl(u32::try_from(i).unwrap_or(u32::MAX)).is_some_and(|bit| bits & bit != 0)
@@ -498,374 +332,1634 @@ impl Seen {
     }
 }
 
-/// The undeclared keys of an object, to refuse a repeat: a short list,
-/// hashed once it grows (a free-form map can hold a million keys).
+/// The undeclared keys of an object (or every key of one read free), to
+/// refuse a repeat: a short list, hashed once it grows (a free-form map
+/// can hold a million keys).
 #[derive(Default)]
-pub(super) struct Others<'t> {
-    few: Vec<Cow<'t, str>>,
-    many: HashSet<Cow<'t, str>>,
+struct Keys {
+    few: Vec<Box<str>>,
+    many: HashSet<Box<str>>,
 }
 
-/// Above this many undeclared keys, look them up by hash.
-const OTHERS_SCAN_LIMIT: usize = 16;
+/// Above this many keys, look them up by hash.
+const KEYS_SCAN_LIMIT: usize = 16;
 
-impl<'t> Others<'t> {
-    /// Forget `key` (a member taken back).
-    pub(super) fn remove(&mut self, key: &str) {
-        self.few.retain(|k| k != key);
-        self.many.remove(key);
-    }
-
+impl Keys {
     /// Note `key`; false when it was already there.
-    pub(super) fn insert(&mut self, key: Cow<'t, str>) -> bool {
+    fn insert(&mut self, key: &str) -> bool {
         if self.many.is_empty() {
-            if self.few.contains(&key) {
+            if self.few.iter().any(|k| &**k == key) {
                 return false;
             }
-            if self.few.len() < OTHERS_SCAN_LIMIT {
-                self.few.push(key);
+            if self.few.len() < KEYS_SCAN_LIMIT {
+                self.few.push(key.into());
                 return true;
             }
             self.many.extend(self.few.drain(..));
         }
-        self.many.insert(key)
+        self.many.insert(key.into())
     }
 }
 
-impl<'c, 't> SinglePass<'c, 't> {
-    /// Check the value at the reader's position for node `id`, enclosed in
-    /// `depth` containers.
-    fn value(&mut self, mut id: NodeId, depth: usize) -> Pass<()> {
-        let mut plan = self.plans.get(id).ok_or(Stop::Unread)?;
-        if let Read::Alias(target) = plan.read {
-            id = target;
-            plan = self.plans.get(id).ok_or(Stop::Unread)?;
+/// Where a value is read: its node (none: no keyword constrains it), and
+/// whether a failure of that node is certain to refuse the reply (no
+/// unwrap declared, and nothing above can remove or replace the value).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    node: Option<NodeId>,
+    certain: bool,
+    /// No repair above can replace or drop the value: a partial may show it.
+    stable: bool,
+}
+
+/// What the pass expects next in the text.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// A value for this slot.
+    Value(Slot),
+    /// Just after `{`: a key or `}`.
+    KeyOrClose,
+    /// After `,` in an object: a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// Just after `[`: an item or `]`.
+    ItemOrClose,
+    /// After a member or an item: `,` or the closing bracket.
+    AfterMember,
+    /// After the root value: only white space.
+    End,
+}
+
+/// A token cut off by the end of what has come, taken up when more does.
+enum Token<'c> {
+    /// A string from `start` (its opening quote), scanned up to `scan.pos`.
+    Str { start: usize, scan: StringScan<'c> },
+    /// A number from `start`, scanned up to `scan.pos`.
+    Number { start: usize, scan: NumberScan },
+    /// `true`, `false` or `null` from `start`.
+    Literal { start: usize },
+}
+
+/// Scanning a string for its closing quote across pieces: never reads a
+/// byte twice.
+struct StringScan<'c> {
+    pos: usize,
+    state: Escape,
+    /// Prefix checks on the content (a certain slot only).
+    watch: Option<Watch<'c>>,
+    /// Content of a `\u` escape being read, for the watch.
+    hex: u32,
+    /// A high surrogate waiting for its low half.
+    high: Option<u32>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    Plain,
+    /// Just after a backslash.
+    Backslash,
+    /// Inside `\uXXXX`, this many hex digits to go.
+    Hex(u8),
+}
+
+/// What a string's prefix already decides: a `maxLength` passed, or no
+/// member of `enum`/`const` that starts with it.
+struct Watch<'c> {
+    max_chars: Option<u64>,
+    chars: u64,
+    /// The string members a value can still become (`enum` or `const`).
+    members: Option<Vec<&'c str>>,
+    content: String,
+}
+
+impl<'c> Watch<'c> {
+    fn of(n: &'c Node) -> Option<Self> {
+        let choices = n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref));
+        let members: Option<Vec<&'c str>> = choices.map(|c| c.iter().filter_map(Value::as_str).collect());
+        // A node with enum or const reports only that failure: its length is not a problem of its own.
+        let max_chars = if members.is_some() { None } else { n.max_length };
+        (members.is_some() || max_chars.is_some()).then(|| Self {
+            max_chars,
+            chars: 0,
+            members,
+            content: String::new(),
+        })
+    }
+
+    fn push_str(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
         }
-        self.p.skip_ws();
-        match (&plan.read, self.p.peek()) {
-            (Read::Object { .. }, Some(b'{')) | (Read::Array, Some(b'[')) => {
-                // Recursion follows the reply's nesting (bounded by `max_depth`):
-                // make sure of the stack every few levels.
-                if depth % 8 == 7 {
-                    crate::deeper(|| self.container(id, depth))
-                } else {
-                    self.container(id, depth)
-                }
-            }
-            (_, Some(open @ (b'{' | b'['))) => {
-                // A container where the node's type allows none is doubted
-                // unread: the full path reads and reports it.
-                let kind = if open == b'{' { Types::OBJECT } else { Types::ARRAY };
-                if self.nodes.get(id).and_then(|n| n.types).is_some_and(|t| !t.contains(kind)) {
-                    return Err(Stop::Doubt);
-                }
-                let v = self.free(depth)?;
-                self.settle(id, &v, false)
-            }
-            _ => {
-                let start = self.p.pos;
-                let scalar = self.p.scalar_ref().map_err(|e| self.unread(e))?;
-                if matches!(scalar, ParsedScalar::Number(_)) && self.p.pos - start > VERBATIM_NUMBER {
-                    self.verbatim = false;
-                }
-                match plan.scalar {
-                    Scalar::Typed(types) => {
-                        if types.is_some_and(|t| !t.admits_scalar(&scalar)) {
-                            return Err(Stop::Doubt);
+        if self.max_chars.is_some() {
+            self.chars = self.chars.saturating_add(s.chars().count() as u64);
+        }
+        if let Some(members) = &mut self.members {
+            self.content.push_str(s);
+            let content = &self.content;
+            members.retain(|m| m.starts_with(content.as_str()));
+        }
+    }
+
+    fn push_char(&mut self, c: char) {
+        let mut buf = [0u8; 4];
+        self.push_str(c.encode_utf8(&mut buf));
+    }
+
+    /// Whether no completion of the content so far passes.
+    fn refused(&self) -> bool {
+        self.members.as_ref().is_some_and(Vec::is_empty) || self.max_chars.is_some_and(|max| self.chars > max)
+    }
+}
+
+enum Scanned {
+    /// The watch refused the content so far.
+    Watched,
+    /// The closing quote stands before `end`.
+    Closed,
+    /// A byte no string may hold (a control character, a bad escape): the reader says which.
+    Bad,
+    /// The text ended inside the string.
+    Open,
+}
+
+impl<'c> StringScan<'c> {
+    fn new(start: usize, watch: Option<Watch<'c>>) -> Self {
+        Self { pos: start + 1, state: Escape::Plain, watch, hex: 0, high: None }
+    }
+
+    fn scan(&mut self, text: &str) -> Scanned {
+        let bytes = text.as_bytes();
+        while let Some(&b) = bytes.get(self.pos) {
+            match self.state {
+                Escape::Plain => {
+                    let run_start = self.pos;
+                    let end = plain_run_end(bytes, self.pos);
+                    self.pos = end;
+                    if let Some(w) = &mut self.watch {
+                        w.push_str(text.get(run_start..end).unwrap_or_default());
+                        if w.refused() {
+                            return Scanned::Watched;
                         }
-                        Ok(())
                     }
-                    Scalar::Here => {
-                        let settled = match &scalar {
-                            // A string is checked where it stands, not copied.
-                            ParsedScalar::String(text) => self.settle_string(id, text),
-                            _ => self.settle(id, &scalar.to_value(), true),
-                        };
-                        match settled {
-                            Err(Stop::Doubt) if self.nodes.get(id).is_some_and(|n| n.policy.is_some()) => {
-                                self.repair_scalar(id, scalar.into_value(), start)
+                    match bytes.get(end) {
+                        None => return Scanned::Open,
+                        Some(b'"') => {
+                            self.pos += 1;
+                            return Scanned::Closed;
+                        }
+                        Some(b'\\') => {
+                            self.pos += 1;
+                            self.state = Escape::Backslash;
+                        }
+                        Some(_) => return Scanned::Bad,
+                    }
+                }
+                Escape::Backslash => {
+                    let c = match b {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            self.pos += 1;
+                            self.state = Escape::Hex(4);
+                            self.hex = 0;
+                            continue;
+                        }
+                        _ => return Scanned::Bad,
+                    };
+                    if self.high.is_some() {
+                        return Scanned::Bad;
+                    }
+                    self.pos += 1;
+                    self.state = Escape::Plain;
+                    if let Some(w) = &mut self.watch {
+                        w.push_char(c);
+                        if w.refused() {
+                            return Scanned::Watched;
+                        }
+                    }
+                }
+                Escape::Hex(left) => {
+                    let Some(d) = char::from(b).to_digit(16) else { return Scanned::Bad };
+                    self.hex = self.hex * 16 + d;
+                    self.pos += 1;
+                    if left > 1 {
+                        self.state = Escape::Hex(left - 1);
+                        continue;
+                    }
+                    self.state = Escape::Plain;
+                    let unit = self.hex;
+                    let c = match self.high.take() {
+                        Some(high) if (0xDC00..0xE000).contains(&unit) => {
+                            char::from_u32(0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00))
+                        }
+                        Some(_) => return Scanned::Bad,
+                        None if (0xD800..0xDC00).contains(&unit) => {
+                            self.high = Some(unit);
+                            // The low half must follow at once.
+                            match bytes.get(self.pos..self.pos + 2) {
+                                Some(b"\\u") | None => {}
+                                Some(rest) if rest.first() == Some(&b'\\') => {}
+                                Some(_) => return Scanned::Bad,
                             }
-                            other => other,
+                            continue;
                         }
+                        None => char::from_u32(unit),
+                    };
+                    match (c, &mut self.watch) {
+                        (Some(c), Some(w)) => {
+                            w.push_char(c);
+                            if w.refused() {
+                                return Scanned::Watched;
+                            }
+                        }
+                        (Some(_), None) => {}
+                        (None, _) => return Scanned::Bad,
                     }
-                    Scalar::Evaluate => self.settle(id, &scalar.into_value(), false),
                 }
+            }
+            if self.high.is_some() && self.state == Escape::Plain && bytes.get(self.pos).is_some_and(|&b| b != b'\\') {
+                return Scanned::Bad;
+            }
+        }
+        Scanned::Open
+    }
+}
+
+/// An open container.
+enum Frame<'c> {
+    Object(ObjectFrame<'c>),
+    Array(ArrayFrame<'c>),
+    /// A container read without its node's keywords (free, or one its node
+    /// reads whole): only its grammar, keys and depth are checked while it
+    /// streams; the outermost is read whole and settled when it closes.
+    Free(FreeFrame),
+}
+
+struct ObjectFrame<'c> {
+    id: NodeId,
+    n: &'c Node,
+    required: usize,
+    fills: &'c [Fill],
+    strip: bool,
+    slot: Slot,
+    start: usize,
+    seen: Seen,
+    others: Keys,
+    members: u64,
+    required_seen: usize,
+    /// The position of the declared property expected next.
+    next: usize,
+    /// Changes before this object's own (its fills go in here, as the repair pass logs them).
+    first_change: usize,
+    /// The member being read.
+    member: Member<'c>,
+    /// Members read complete and valid, unchanged: (key, value start, value end), for partials.
+    done: Vec<(String, usize, usize)>,
+}
+
+/// The member of an object being read.
+#[derive(Default)]
+struct Member<'c> {
+    /// Its key: a declared name, or as read.
+    key: MemberKey<'c>,
+    /// Declared: its node.
+    declared: bool,
+    node: Option<NodeId>,
+    /// Changes and doubts before it, to place its changes and tell whether it was vouched for.
+    changes: usize,
+    doubts: usize,
+    value_start: usize,
+}
+
+#[derive(Default)]
+enum MemberKey<'c> {
+    #[default]
+    None,
+    Declared(&'c str),
+    Read(String),
+}
+
+impl MemberKey<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Self::None => "",
+            Self::Declared(k) => k,
+            Self::Read(k) => k,
+        }
+    }
+}
+
+struct ArrayFrame<'c> {
+    n: &'c Node,
+    slot: Slot,
+    start: usize,
+    /// Items complete so far.
+    index: usize,
+    changes: usize,
+    doubts: usize,
+    value_start: usize,
+    /// The items read complete and valid, unchanged, from the first: (start, end).
+    done: Vec<(usize, usize)>,
+    /// Every item so far is in `done`.
+    clean: bool,
+}
+
+struct FreeFrame {
+    object: bool,
+    keys: Keys,
+    /// For the outermost: the slot it is read for, and where it starts.
+    settle: Option<(Slot, usize)>,
+    /// Items so far (an array).
+    index: usize,
+    /// The key whose value is being read (an object).
+    key: String,
+}
+
+/// Why the pass stopped reading.
+#[derive(Debug, Clone)]
+enum Halt {
+    /// Not read (not strict JSON, a repeated key, too deep, text around
+    /// it), with the error the full path's reader gives where this pass
+    /// found exactly that error.
+    Unread(Option<ReadError>),
+    /// No completion can be accepted: these problems (certain).
+    Refused(Vec<Problem>),
+    /// Not JSON the full path reads, whatever follows, and no unwrap is
+    /// tried for it: the full path's read problem.
+    ReadRefused(Problem),
+}
+
+/// What the single pass found, once the reply has ended.
+pub(crate) enum Outcome<'c> {
+    /// Vouched for, exactly as the text stands but for the changes listed.
+    Accepted(Vouched<'c>),
+    /// Strict JSON, but a keyword failed or a repair would apply: the full
+    /// path reads and judges it.
+    Doubted,
+    /// Not read (see [`Halt::Unread`]): the full path reads the reply itself.
+    Unread(Option<ReadError>),
+    /// Certain to be refused whatever the full path finds besides: these
+    /// problems (as found where reading stopped).
+    Refused(Vec<Problem>),
+    /// Refused for what the reader found, as the full path refuses it.
+    ReadRefused(Problem),
+}
+
+/// The single pass: one reading of the reply, directed by the contract,
+/// fed the text as it comes (see the module docs).
+pub(crate) struct SinglePass<'c> {
+    nodes: &'c [Node],
+    plans: &'c [Plan],
+    max_depth: usize,
+    max_problems: usize,
+    /// Most repairs the contract allows (`Limits::max_repairs`): past it
+    /// the pass stands aside, so the full path refuses.
+    max_repairs: usize,
+    integers: Integers,
+    /// Read errors the full path tries unwraps for are not certain.
+    unwrap: Unwrap,
+    pos: usize,
+    expect: Expect,
+    token: Option<Token<'c>>,
+    stack: Vec<Frame<'c>>,
+    /// Repairs counted so far (fills, and in-place repairs with those taken back).
+    made: usize,
+    /// Changes made so far, in the order the repair pass logs them.
+    changes: Vec<Change<'c>>,
+    /// See [`Vouched::verbatim`].
+    verbatim: bool,
+    /// How many doubts arose (a keyword failed, or a repair would apply).
+    doubts: usize,
+    halt: Option<Halt>,
+    /// The root value was read, complete and vouched for: (start, end).
+    root_done: Option<(usize, usize)>,
+    /// Keep what partial values need.
+    partials: bool,
+}
+
+/// The error the reader gives where a value's text ends in the middle.
+fn cut_off(text: &str) -> ReadError {
+    Parser::at(text, text.len(), Integers::Document).expected("")
+}
+
+/// The kind of value a byte opens, as a type set.
+fn kind_of(b: u8) -> Option<Types> {
+    Some(match b {
+        b'{' => Types::OBJECT,
+        b'[' => Types::ARRAY,
+        b'"' => Types::STRING,
+        b't' | b'f' => Types::BOOLEAN,
+        b'n' => Types::NULL,
+        b'-' | b'0'..=b'9' => Types::NUMBER,
+        _ => return None,
+    })
+}
+
+/// Whether a node of these types can hold a value of `kind`.
+fn admits_kind(types: Types, kind: Types) -> bool {
+    types.contains(kind) || (kind == Types::NUMBER && types.contains(Types::INTEGER))
+}
+
+/// Scanning a number for its end across pieces, by the JSON grammar: the
+/// first byte that cannot continue it ends it (the reader then says whether
+/// what came is a number).
+#[derive(Debug, Clone, Copy)]
+struct NumberScan {
+    pos: usize,
+    state: NumberState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NumberState {
+    Start,
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Fraction,
+    E,
+    ExponentSign,
+    Exponent,
+}
+
+impl NumberScan {
+    fn new(start: usize) -> Self {
+        Self { pos: start, state: NumberState::Start }
+    }
+
+    /// Scan on; true when a byte that cannot continue the number stands at `pos`.
+    fn scan(&mut self, bytes: &[u8]) -> bool {
+        use NumberState::*;
+        while let Some(&b) = bytes.get(self.pos) {
+            let next = match (self.state, b) {
+                (Start, b'-') => Minus,
+                (Start | Minus, b'0') => Zero,
+                (Start | Minus, b'1'..=b'9') => Int,
+                (Int, b'0'..=b'9') => Int,
+                (Zero | Int, b'.') => Dot,
+                (Dot | Fraction, b'0'..=b'9') => Fraction,
+                (Zero | Int | Fraction, b'e' | b'E') => E,
+                (E, b'+' | b'-') => ExponentSign,
+                (E | ExponentSign | Exponent, b'0'..=b'9') => Exponent,
+                _ => return true,
+            };
+            self.state = next;
+            self.pos += 1;
+        }
+        false
+    }
+}
+
+impl<'c> SinglePass<'c> {
+    /// A pass for a reply to the contract with these parts.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        nodes: &'c [Node],
+        plans: &'c [Plan],
+        root: NodeId,
+        (max_depth, max_problems, max_repairs): (usize, usize, usize),
+        integers: Integers,
+        unwrap: Unwrap,
+        partials: bool,
+    ) -> Self {
+        let certain = unwrap.is_none();
+        let root_policy = nodes.get(root).and_then(|n| n.policy.as_ref()).map(|p| p.rules).unwrap_or_default();
+        let slot = Slot { node: Some(root), certain, stable: !root_policy.default_if_invalid };
+        Self {
+            nodes,
+            plans,
+            max_depth,
+            max_problems,
+            max_repairs,
+            integers,
+            unwrap,
+            pos: 0,
+            expect: Expect::Value(slot),
+            token: None,
+            stack: Vec::new(),
+            made: 0,
+            changes: Vec::new(),
+            verbatim: true,
+            doubts: 0,
+            halt: None,
+            root_done: None,
+            partials,
+        }
+    }
+
+    /// The problems that make the reply certain to be refused, once they are.
+    pub(crate) fn refusal(&self) -> Option<&[Problem]> {
+        match &self.halt {
+            Some(Halt::Refused(problems)) => Some(problems),
+            Some(Halt::ReadRefused(problem)) => Some(std::slice::from_ref(problem)),
+            _ => None,
+        }
+    }
+
+    /// Read on through `text`, the reply as far as it has come (it only
+    /// ever grows: each call takes up where the last stopped).
+    pub(crate) fn feed(&mut self, text: &str) {
+        while self.halt.is_none() {
+            if !self.step(text) {
+                return;
             }
         }
     }
 
-    fn container(&mut self, id: NodeId, depth: usize) -> Pass<()> {
-        // The same bound the reader enforces: a container opens only inside the limit.
-        if depth >= self.max_depth {
-            // Counted as the full path's reader counts: the error is its own.
-            self.error = Some(self.p.too_deep(self.max_depth));
-            return Err(Stop::Unread);
+    /// The reply has ended: `text` is all of it.
+    pub(crate) fn finish(mut self, text: &str) -> Outcome<'c> {
+        self.feed(text);
+        // What the end decides is not certain of a prefix: the full path's verdict stands.
+        let before_end = self.halt.is_some();
+        if self.halt.is_none() {
+            // What a piece's end left waiting: a number ends with the text; anything else was cut off.
+            match self.token.take() {
+                Some(Token::Number { start, .. }) => {
+                    let slot = match self.expect {
+                        Expect::Value(slot) => slot,
+                        _ => Slot { node: None, certain: false, stable: false },
+                    };
+                    self.number(text, slot, start, true);
+                    // What follows the number (all there is) is read as before.
+                    self.feed(text);
+                }
+                Some(_) => self.read_error(text, cut_off(text)),
+                None => {}
+            }
         }
-        let (nodes, plans) = (self.nodes, self.plans);
-        let n = nodes.get(id).ok_or(Stop::Unread)?;
-        match plans.get(id).map(|p| &p.read) {
-            Some(Read::Object { required, fills, strip }) => self.object(id, n, *required, fills, *strip, depth),
-            Some(Read::Array) => self.array(n, depth),
-            _ => Err(Stop::Unread),
+        if self.halt.is_none() && !matches!(self.expect, Expect::End) {
+            self.read_error(text, cut_off(text));
+        }
+        match self.halt {
+            Some(Halt::Refused(_)) if !before_end => Outcome::Doubted,
+            Some(Halt::Refused(problems)) => Outcome::Refused(problems),
+            Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(problem),
+            Some(Halt::Unread(e)) => Outcome::Unread(e),
+            None if self.doubts > 0 => Outcome::Doubted,
+            None => Outcome::Accepted(Vouched { changes: self.changes, verbatim: self.verbatim }),
         }
     }
 
-    /// A value no keyword constrains, or one an applicator must see whole:
-    /// read it (the reader refuses what the full path would).
-    fn free(&mut self, depth: usize) -> Pass<Value> {
+    /// One step at `pos`; false when the text ran out before it could be taken.
+    fn step(&mut self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        if self.token.is_some() {
+            return self.resume_token(text);
+        }
+        self.pos = skip_ws(bytes, self.pos);
+        let Some(&b) = bytes.get(self.pos) else { return false };
+        match self.expect {
+            Expect::Value(slot) => self.value(text, slot, b),
+            Expect::KeyOrClose | Expect::Key => {
+                if matches!(self.expect, Expect::KeyOrClose) && b == b'}' {
+                    self.pos += 1;
+                    self.close(text);
+                    return true;
+                }
+                if b != b'"' {
+                    let e = Parser::at(text, self.pos, self.integers).expected(KEY);
+                    self.read_error(text, e);
+                    return true;
+                }
+                self.key(text)
+            }
+            Expect::Colon => {
+                if b == b':' {
+                    self.pos += 1;
+                    let pos = self.pos;
+                    if let Some(Frame::Object(o)) = self.stack.last_mut() {
+                        o.member.value_start = pos;
+                    }
+                    self.expect = Expect::Value(self.child_slot());
+                } else {
+                    let e = Parser::at(text, self.pos, self.integers).expected(COLON);
+                    self.read_error(text, e);
+                }
+                true
+            }
+            Expect::ItemOrClose => {
+                if b == b']' {
+                    self.pos += 1;
+                    self.close(text);
+                } else {
+                    self.begin_item();
+                }
+                true
+            }
+            Expect::AfterMember => {
+                let close = match self.stack.last() {
+                    Some(Frame::Object(_)) => b'}',
+                    Some(Frame::Free(f)) if f.object => b'}',
+                    _ => b']',
+                };
+                if b == b',' {
+                    self.pos += 1;
+                    self.another(text);
+                } else if b == close {
+                    self.pos += 1;
+                    self.close(text);
+                } else {
+                    let e = Parser::at(text, self.pos, self.integers).not_another(close);
+                    self.read_error(text, e);
+                }
+                true
+            }
+            Expect::End => {
+                let e = Parser::at(text, self.pos, self.integers).trailing();
+                self.read_error(text, e);
+                true
+            }
+        }
+    }
+
+    fn node(&self, id: NodeId) -> Option<&'c Node> {
+        self.nodes.get(id)
+    }
+
+    /// The node a slot reads as (a node that is only a `$ref` is its target).
+    fn resolve(&self, id: NodeId) -> NodeId {
+        match self.plans.get(id).map(|p| &p.read) {
+            Some(Read::Alias(target)) => *target,
+            _ => id,
+        }
+    }
+
+    /// Whether a failure of node `id` in `slot` refuses the reply whatever follows.
+    fn certain(&self, slot: Slot, id: NodeId) -> bool {
+        slot.certain && self.node(id).is_some_and(|n| !n.policy_below)
+    }
+
+    /// A value starting at `pos` with byte `b`.
+    fn value(&mut self, text: &str, slot: Slot, b: u8) -> bool {
+        let id = slot.node.map(|id| self.resolve(id));
+        let slot = Slot { node: id, ..slot };
+        if let (Some(id), Some(kind)) = (id, kind_of(b)) {
+            if let Some(types) = self.node(id).and_then(|n| n.types) {
+                if !admits_kind(types, kind) {
+                    if self.certain(slot, id) {
+                        let problem = self.early_wrong_type(text, types, kind);
+                        self.refuse(vec![problem]);
+                        return true;
+                    }
+                    // A container where the node's type allows none is the full
+                    // path's to read and report; a scalar may still be repaired.
+                    if b == b'{' || b == b'[' {
+                        self.doubts += 1;
+                        return self.free_value(text, Slot { node: None, ..slot }, b);
+                    }
+                }
+            }
+        }
+        match id {
+            None => self.free_value(text, slot, b),
+            Some(id) => match (self.plans.get(id).map(|p| &p.read), b) {
+                (Some(Read::Object { required, fills, strip }), b'{') => {
+                    if !self.open(text) {
+                        return true;
+                    }
+                    let Some(n) = self.node(id) else { return self.unread_here() };
+                    let first_change = self.changes.len();
+                    self.stack.push(Frame::Object(ObjectFrame {
+                        id,
+                        n,
+                        required: *required,
+                        fills,
+                        strip: *strip,
+                        slot,
+                        start: self.pos,
+                        seen: Seen::new(n.property_index.len()),
+                        others: Keys::default(),
+                        members: 0,
+                        required_seen: 0,
+                        next: 0,
+                        first_change,
+                        member: Member::default(),
+                        done: Vec::new(),
+                    }));
+                    self.pos += 1;
+                    self.expect = Expect::KeyOrClose;
+                    true
+                }
+                (Some(Read::Array), b'[') => {
+                    if !self.open(text) {
+                        return true;
+                    }
+                    let Some(n) = self.node(id) else { return self.unread_here() };
+                    self.stack.push(Frame::Array(ArrayFrame {
+                        n,
+                        slot,
+                        start: self.pos,
+                        index: 0,
+                        changes: 0,
+                        doubts: 0,
+                        value_start: 0,
+                        done: Vec::new(),
+                        clean: true,
+                    }));
+                    self.pos += 1;
+                    self.expect = Expect::ItemOrClose;
+                    true
+                }
+                (_, b'{' | b'[') => self.free_value(text, slot, b),
+                _ => self.scalar(text, slot, b),
+            },
+        }
+    }
+
+    /// A stop: nothing in the arena where a node should be (never happens; fail closed).
+    fn unread_here(&mut self) -> bool {
+        self.halt = Some(Halt::Unread(None));
+        true
+    }
+
+    /// Account for one more open container at `pos`: false (and stopped) past the depth limit.
+    fn open(&mut self, text: &str) -> bool {
+        if self.stack.len() >= self.max_depth {
+            let e = Parser::at(text, self.pos, self.integers).too_deep(self.max_depth);
+            self.read_error(text, e);
+            return false;
+        }
+        true
+    }
+
+    /// A value read whole (no keyword reads it member by member, or none
+    /// constrains it). A container is read at once when it is all there;
+    /// else it streams through free frames and is read when it closes.
+    fn free_value(&mut self, text: &str, slot: Slot, b: u8) -> bool {
         // Its numbers were not seen as written: hand on vouch's own writing.
         self.verbatim = false;
-        self.p.whole(self.max_depth.saturating_sub(depth)).map_err(|e| self.unread(e))
-    }
-
-    /// A value read whole: doubted unless valid for the node and no repair
-    /// would touch it. `scalar_here`: a scalar at a node without in-place
-    /// applicators.
-    fn settle(&self, id: NodeId, v: &Value, scalar_here: bool) -> Pass<()> {
-        let n = self.nodes.get(id).ok_or(Stop::Doubt)?;
-        if n.policy_below {
-            let untouched = if scalar_here {
-                // Only the node's own rules can apply to a scalar.
-                leaves_valid_scalar_alone(n, v)
-            } else {
-                // One repair is enough to doubt: the probe stops there, and
-                // counts a repair taken back (the full path counts it).
-                let mut probe = v.clone();
-                let mut r = Repairer::with_budget(self.nodes, 1);
-                r.repair(id, &mut probe);
-                r.made() == 0 && r.over().is_none()
-            };
-            if !untouched {
-                return Err(Stop::Doubt);
+        if b != b'{' && b != b'[' {
+            return self.scalar(text, slot, b);
+        }
+        let start = self.pos;
+        let room = self.max_depth.saturating_sub(self.stack.len());
+        // Inside a container already read free, its own close settles it all.
+        let nested = matches!(self.stack.last(), Some(Frame::Free(_)));
+        let mut p = Parser::at(text, start, self.integers);
+        match if nested { Err(cut_off(text)) } else { p.whole(room) } {
+            Ok(v) => {
+                self.pos = p.pos;
+                self.settle(text, slot, &v, false, start);
+                true
+            }
+            // Cut off, or not strict JSON: read on as it would stream (which
+            // stops where the first thing wrong is, a repeated key included).
+            Err(_) => {
+                if !self.open(text) {
+                    return true;
+                }
+                self.stack.push(Frame::Free(FreeFrame {
+                    object: b == b'{',
+                    keys: Keys::default(),
+                    settle: (!nested).then_some((slot, start)),
+                    index: 0,
+                    key: String::new(),
+                }));
+                self.pos += 1;
+                self.expect = if b == b'{' { Expect::KeyOrClose } else { Expect::ItemOrClose };
+                true
             }
         }
-        let valid = if scalar_here { is_valid_here(self.nodes, id, v) } else { is_valid(self.nodes, id, v) };
-        if valid {
-            Ok(())
-        } else {
-            Err(Stop::Doubt)
+    }
+
+    /// A scalar at `pos` (first byte `b`).
+    fn scalar(&mut self, text: &str, slot: Slot, b: u8) -> bool {
+        let start = self.pos;
+        match b {
+            b'"' => {
+                // A string whose prefix can decide is scanned as it would stream, so the
+                // same byte decides it however the reply came.
+                let watch = slot.node.filter(|&id| self.certain(slot, id)).and_then(|id| self.watch(id));
+                if watch.is_some() {
+                    self.token = Some(Token::Str { start, scan: StringScan::new(start, watch) });
+                    return self.resume_token(text);
+                }
+                let mut p = Parser::at(text, start, self.integers);
+                match p.string_cow() {
+                    Ok(s) => {
+                        self.pos = p.pos;
+                        self.string_done(text, slot, &s, start);
+                        true
+                    }
+                    Err(e) if e.code == ProblemCode::Truncated => {
+                        self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
+                        self.resume_token(text)
+                    }
+                    Err(e) => {
+                        self.read_error(text, e);
+                        true
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let mut scan = NumberScan::new(start);
+                if !scan.scan(text.as_bytes()) {
+                    self.pos = scan.pos;
+                    self.token = Some(Token::Number { start, scan });
+                    return false;
+                }
+                self.number(text, slot, start, false);
+                true
+            }
+            _ => self.literal(text, slot, start),
         }
     }
 
-    /// A scalar its node's own rules would change (the node has no in-place
-    /// applicators, so nothing else repairs it): repaired here, as the repair
-    /// pass would, when the repair settles at once and leaves it valid; the
-    /// text from `start` to the reader's position is replaced by the result.
-    /// Anything else is doubted (the full path repairs, or refuses).
-    fn repair_scalar(&mut self, id: NodeId, sent: Value, start: usize) -> Pass<()> {
+    /// The prefix checks for a string at node `id`, if any could decide.
+    fn watch(&self, id: NodeId) -> Option<Watch<'c>> {
+        let n = self.node(id)?;
+        // Only a node whose own keywords decide a string (no applicator beside).
+        matches!(self.plans.get(id).map(|p| p.scalar), Some(Scalar::Here | Scalar::Typed(_)))
+            .then(|| Watch::of(n))
+            .flatten()
+    }
+
+    fn literal(&mut self, text: &str, slot: Slot, start: usize) -> bool {
+        let mut p = Parser::at(text, start, self.integers);
+        match p.scalar_ref() {
+            Ok(scalar) => {
+                self.pos = p.pos;
+                self.scalar_done(text, slot, scalar, start);
+                true
+            }
+            Err(e) if e.code == ProblemCode::Truncated => {
+                self.token = Some(Token::Literal { start });
+                self.pos = text.len();
+                false
+            }
+            Err(e) => {
+                self.read_error(text, e);
+                true
+            }
+        }
+    }
+
+    /// A number from `start` whose end is known (a byte after it, or the text's end at `finish`).
+    fn number(&mut self, text: &str, slot: Slot, start: usize, at_end: bool) {
+        let mut p = Parser::at(text, start, self.integers);
+        match p.scalar_ref() {
+            Ok(scalar) => {
+                self.pos = p.pos;
+                if self.pos - start > VERBATIM_NUMBER {
+                    self.verbatim = false;
+                }
+                self.scalar_done(text, slot, scalar, start);
+            }
+            Err(e) => {
+                let e = if at_end || e.code != ProblemCode::Truncated { e } else { cut_off(text) };
+                self.read_error(text, e);
+            }
+        }
+    }
+
+    /// Take up a token the last piece cut off; false when the text runs out again.
+    fn resume_token(&mut self, text: &str) -> bool {
+        let slot = match self.expect {
+            Expect::Value(slot) => Some(slot),
+            _ => None,
+        };
+        match self.token.take() {
+            None => true,
+            Some(Token::Number { start, mut scan }) => {
+                if !scan.scan(text.as_bytes()) {
+                    self.pos = scan.pos;
+                    self.token = Some(Token::Number { start, scan });
+                    return false;
+                }
+                self.number(text, slot.unwrap_or(FREE), start, false);
+                true
+            }
+            Some(Token::Literal { start }) => self.literal(text, slot.unwrap_or(FREE), start),
+            Some(Token::Str { start, mut scan }) => match scan.scan(text) {
+                Scanned::Watched => {
+                    let problem = self.early_string(text, slot.unwrap_or(FREE), &scan, start);
+                    self.refuse(vec![problem]);
+                    true
+                }
+                Scanned::Open => {
+                    self.pos = scan.pos;
+                    self.token = Some(Token::Str { start, scan });
+                    false
+                }
+                Scanned::Closed | Scanned::Bad => {
+                    let mut p = Parser::at(text, start, self.integers);
+                    match p.string_cow() {
+                        Ok(s) => {
+                            self.pos = p.pos;
+                            match slot {
+                                Some(slot) => self.string_done(text, slot, &s, start),
+                                None => self.key_done(text, s.into_owned(), start),
+                            }
+                        }
+                        Err(e) => self.read_error(text, e),
+                    }
+                    true
+                }
+            },
+        }
+    }
+
+    /// A string value read whole.
+    fn string_done(&mut self, text: &str, slot: Slot, s: &str, start: usize) {
+        let Some(id) = slot.node else {
+            return self.after_value(text);
+        };
+        match self.plans.get(id).map(|p| p.scalar) {
+            Some(Scalar::Typed(types)) => {
+                if types.is_some_and(|t| !t.contains(Types::STRING)) {
+                    self.fail(text, slot, id, &Value::String(s.to_owned()));
+                }
+                self.after_value(text)
+            }
+            Some(Scalar::Here) => {
+                let n = self.node(id);
+                let untouched = n.is_some_and(|n| !n.policy_below || leaves_valid_string_alone(n, s));
+                if untouched && is_valid_string_here(self.nodes, id, s) {
+                    return self.after_value(text);
+                }
+                self.scalar_failed(text, slot, id, Value::String(s.to_owned()), start);
+                self.after_value(text)
+            }
+            _ => {
+                self.settle(text, slot, &Value::String(s.to_owned()), false, start);
+            }
+        }
+    }
+
+    /// A scalar other than a string (or a string for a node read whole).
+    fn scalar_done(&mut self, text: &str, slot: Slot, scalar: ParsedScalar<'_>, start: usize) {
+        if let ParsedScalar::String(s) = &scalar {
+            let s = s.clone();
+            return self.string_done(text, slot, &s, start);
+        }
+        let Some(id) = slot.node else {
+            return self.after_value(text);
+        };
+        match self.plans.get(id).map(|p| p.scalar) {
+            Some(Scalar::Typed(types)) => {
+                if types.is_some_and(|t| !t.admits_scalar(&scalar)) {
+                    self.fail(text, slot, id, &scalar.to_value());
+                }
+                self.after_value(text)
+            }
+            Some(Scalar::Here) => {
+                let v = scalar.into_value();
+                let n = self.node(id);
+                let untouched = n.is_some_and(|n| !n.policy_below || leaves_valid_scalar_alone(n, &v));
+                if untouched && is_valid_here(self.nodes, id, &v) {
+                    return self.after_value(text);
+                }
+                self.scalar_failed(text, slot, id, v, start);
+                self.after_value(text)
+            }
+            _ => self.settle(text, slot, &scalar.into_value(), false, start),
+        }
+    }
+
+    /// A scalar its node's own rules do not leave alone, or that fails them:
+    /// repaired here when the repair settles at once and leaves it valid
+    /// (the text from `start` to `pos` replaced by the result), else doubted
+    /// or refused.
+    fn scalar_failed(&mut self, text: &str, slot: Slot, id: NodeId, sent: Value, start: usize) {
+        if self.node(id).is_some_and(|n| n.policy.is_some()) && self.repair_scalar(id, sent.clone(), start) {
+            return;
+        }
+        self.fail(text, slot, id, &sent);
+    }
+
+    /// Whether the scalar from `start` was repaired in place (see [`Self::scalar_failed`]).
+    fn repair_scalar(&mut self, id: NodeId, sent: Value, start: usize) -> bool {
         let mut repaired = sent;
         // Past the contract's cap on repairs, the full path refuses.
         let mut r = Repairer::with_budget(self.nodes, self.max_repairs.saturating_sub(self.made));
         r.repair(id, &mut repaired);
         if r.log.is_empty() || r.over().is_some() {
-            return Err(Stop::Doubt);
+            return false;
         }
         // The repair pass's next round must find nothing more to do.
         let mut again = repaired.clone();
         let mut next = Repairer::new(self.nodes);
         next.repair(id, &mut again);
         if !next.log.is_empty() || again != repaired || !is_valid_here(self.nodes, id, &repaired) {
-            return Err(Stop::Doubt);
+            return false;
         }
         let json = crate::write::value(&repaired);
         let depth = crate::contract::depth(&repaired);
         let count = r.made();
         self.made += count;
-        let made = Made::Repaired { json, depth, log: r.log, made: count };
-        self.changes.push(Change { path: String::new(), at: start, end: self.p.pos, made });
-        Ok(())
+        let made = Made::Repaired { json, depth, log: r.log };
+        self.changes.push(Change { path: String::new(), at: start, end: self.pos, made });
+        true
     }
 
-    /// A string at a node without in-place applicators, as borrowed from
-    /// the reply: [`Self::settle`] without building a value.
-    fn settle_string(&self, id: NodeId, text: &str) -> Pass<()> {
-        let n = self.nodes.get(id).ok_or(Stop::Doubt)?;
-        if (n.policy_below && !leaves_valid_string_alone(n, text)) || !is_valid_string_here(self.nodes, id, text) {
-            return Err(Stop::Doubt);
-        }
-        Ok(())
-    }
-
-    /// Stop reading, keeping the reader's error when it is exactly the one
-    /// the full path's reader gives here: a syntax error (no path, offsets
-    /// in the whole text). Depth, repeats and overflow say where from the
-    /// root, which a reader of one value does not know.
-    #[cold]
-    fn unread(&mut self, e: ReadError) -> Stop {
-        if matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated) {
-            self.error = Some(e);
-        }
-        Stop::Unread
-    }
-
-    /// Complete the paths of the fills logged since `from` with the segment
-    /// of the member or item they were found in.
-    fn within(&mut self, from: usize, segment: &str) {
-        for f in self.changes.iter_mut().skip(from) {
-            let mut full = String::with_capacity(segment.len() + 1 + f.path.len());
-            full.push('/');
-            pointer::push_escaped(&mut full, segment);
-            full.push_str(&f.path);
-            f.path = full;
-        }
-    }
-
-    /// After a member or item: whether another follows.
-    #[inline]
-    fn another(&mut self, close: u8) -> Pass<bool> {
-        match self.p.another(close) {
-            Some(more) => Ok(more),
-            None => Err(self.unread(self.p.not_another(close))),
-        }
-    }
-
-    /// A member or item for `child` (none: unconstrained), with the fills
-    /// found inside it placed under `segment`.
-    // Always inlined: a call of its own in the recursion costs a frame per item.
-    #[inline(always)]
-    fn item(&mut self, child: Option<NodeId>, depth: usize, segment: &dyn Fn() -> String) -> Pass<()> {
-        let before = self.changes.len();
-        match child {
-            Some(id) => self.value(id, depth + 1)?,
-            None => {
-                self.p.skip_ws();
-                self.free(depth + 1)?;
+    /// A value read whole: vouched for when valid for the node and no
+    /// repair would touch it; else doubted, or refused when certain.
+    fn settle(&mut self, text: &str, slot: Slot, v: &Value, scalar_here: bool, _start: usize) {
+        if let Some(id) = slot.node {
+            let ok = self.node(id).is_some_and(|n| {
+                let untouched = !n.policy_below || {
+                    if scalar_here {
+                        leaves_valid_scalar_alone(n, v)
+                    } else {
+                        // One repair is enough to doubt: the probe stops there.
+                        let mut probe = v.clone();
+                        let mut r = Repairer::with_budget(self.nodes, 1);
+                        r.repair(id, &mut probe);
+                        r.made() == 0 && r.over().is_none()
+                    }
+                };
+                untouched && if scalar_here { is_valid_here(self.nodes, id, v) } else { is_valid(self.nodes, id, v) }
+            });
+            if !ok {
+                self.fail(text, slot, id, v);
             }
         }
-        if self.changes.len() > before {
-            self.within(before, &segment());
+        if self.halt.is_none() {
+            self.after_value(text);
         }
-        Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn object(
-        &mut self,
-        id: NodeId,
-        n: &Node,
-        required: usize,
-        fills: &'c [Fill],
-        strip: bool,
-        depth: usize,
-    ) -> Pass<()> {
-        self.p.pos += 1; // '{'
-                         // This object's own fills come before those found inside its members,
-                         // as the repair pass logs them.
-        let first_fill = self.changes.len();
-        let mut seen = Seen::new(n.property_index.len());
-        let mut others = Others::default();
-        let mut members: u64 = 0;
-        let mut required_seen = 0;
-        // The position of the declared property expected next.
-        let mut next = 0;
-        let mut more = !self.p.closes_at_once(b'}');
-        while more {
-            self.p.skip_ws();
-            let member_at = self.p.pos;
-            let (next_before, required_before) = (next, required_seen);
-            let (key, found) = member_key(&mut self.p, &n.property_index, next).map_err(|e| self.unread(e))?;
-            // A repeated key (also one equal only after unescaping) is the
-            // full path's to refuse.
-            let (child, refused) = match found {
-                Some((i, id, is_required)) => {
-                    if !seen.insert(i) {
-                        return Err(Stop::Unread);
-                    }
-                    required_seen += usize::from(is_required);
-                    next = i + 1;
-                    (Some(id), false)
+    /// Node `id` does not vouch for `v` as it stands: refused when certain, else doubted.
+    fn fail(&mut self, text: &str, slot: Slot, id: NodeId, v: &Value) {
+        if self.certain(slot, id) && !is_valid(self.nodes, id, v) {
+            let path = self.path(text);
+            let problems = check::problems(self.nodes, id, v, &path, self.max_problems);
+            if !problems.is_empty() {
+                self.refuse(problems);
+                return;
+            }
+        }
+        self.doubts += 1;
+    }
+
+    fn refuse(&mut self, problems: Vec<Problem>) {
+        self.halt = Some(Halt::Refused(problems));
+    }
+
+    /// Stop reading at a read error: a refusal when no unwrap is tried for it.
+    fn read_error(&mut self, text: &str, e: ReadError) {
+        if !crate::read::refused_as_read(text, &e, self.unwrap) {
+            let keep = matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated);
+            self.halt = Some(Halt::Unread(keep.then_some(e)));
+            return;
+        }
+        // A syntax error is the reader's own to the byte; the rest (a
+        // repeat, depth, a number) carry paths the reader words itself: ask it.
+        if matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated | ProblemCode::TrailingText) {
+            self.halt = Some(Halt::ReadRefused(*crate::read::read_refusal(text, &e, self.unwrap)));
+            return;
+        }
+        match read_value(text, 0, self.max_depth, true, self.integers) {
+            Err(full) if full.code == e.code => {
+                self.halt = Some(Halt::ReadRefused(*crate::read::read_refusal(text, &full, self.unwrap)));
+            }
+            // What has come does not show the reader's error yet (a
+            // repeated key whose value has not come whole): certain all
+            // the same, and listed with whatever the full path finds.
+            _ => self.halt = Some(Halt::Refused(vec![crate::read::read_problem(text, &e)])),
+        }
+    }
+
+    /// The JSON Pointer of the value being read, from the open containers.
+    fn path(&self, _text: &str) -> String {
+        let mut out = String::new();
+        for frame in &self.stack {
+            match frame {
+                Frame::Object(o) => {
+                    out.push('/');
+                    pointer::push_escaped(&mut out, o.member.key.as_str());
                 }
-                None => {
-                    // An undeclared key: stripped, refused, or read as consumers would not.
-                    let refused = strip
-                        || (n.plain_keys && hazardous_key(key.as_str()))
-                        || n.additional_properties.is_some_and(|a| self.nodes.get(a).is_none_or(|a| a.never));
-                    if !refused && !others.insert(key.to_cow()) {
-                        return Err(Stop::Unread);
-                    }
-                    (n.additional_properties, refused)
+                Frame::Array(a) => {
+                    out.push('/');
+                    out.push_str(&a.index.to_string());
                 }
+                Frame::Free(f) => {
+                    out.push('/');
+                    if f.object {
+                        pointer::push_escaped(&mut out, &f.key);
+                    } else {
+                        out.push_str(&f.index.to_string());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn early_wrong_type(&self, text: &str, types: Types, kind: Types) -> Problem {
+        let path = self.path(text);
+        let names = types.describe();
+        let kind_name = kind.names().next().unwrap_or("value");
+        let got = text.get(self.pos..).map(excerpt_text).unwrap_or_default();
+        Problem::new(ProblemCode::WrongType, &path, names.clone(), got, &format!("expected {names}, got {}", kind_name))
+    }
+
+    fn early_string(&self, text: &str, _slot: Slot, scan: &StringScan<'c>, start: usize) -> Problem {
+        let path = self.path(text);
+        let got = text.get(start..scan.pos).map(excerpt_text).unwrap_or_default();
+        match &scan.watch {
+            Some(w) if w.members.is_some() => {
+                let n = self.current_node();
+                let choices =
+                    n.and_then(|n| n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref)));
+                let listed = choices.map(super::list).unwrap_or_default();
+                Problem::new(
+                    ProblemCode::NotAllowed,
+                    &path,
+                    format!("one of {listed}"),
+                    got.clone(),
+                    &format!("{got}… starts no member of {listed}"),
+                )
+            }
+            Some(w) => {
+                let max = w.max_chars.unwrap_or(0);
+                Problem::new(
+                    ProblemCode::TooLong,
+                    &path,
+                    format!("at most {}", super::plural(max, "character", "characters")),
+                    got.clone(),
+                    &format!("{got}… is longer than {}", super::plural(max, "character", "characters")),
+                )
+            }
+            None => Problem::new(ProblemCode::NotAllowed, &path, String::new(), got, "not allowed"),
+        }
+    }
+
+    /// The node of the value being read (for a string in progress).
+    fn current_node(&self) -> Option<&'c Node> {
+        match self.expect {
+            Expect::Value(slot) => slot.node.and_then(|id| self.node(id)),
+            _ => None,
+        }
+    }
+
+    /// The slot of the member or item whose value comes next.
+    fn child_slot(&self) -> Slot {
+        match self.stack.last() {
+            Some(Frame::Object(o)) => {
+                let rules = o.n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
+                let node = if o.member.declared { o.member.node } else { o.n.additional_properties };
+                // An undeclared member the object strips or refuses is read free.
+                let removed = !o.member.declared && self.member_refused(o);
+                let certain = o.slot.certain && !rules.default_if_invalid;
+                let stable = o.slot.stable && !rules.default_if_invalid && !removed;
+                if removed {
+                    Slot { node: None, certain: false, stable: false }
+                } else {
+                    Slot { node, certain, stable }
+                }
+            }
+            Some(Frame::Array(a)) => {
+                let rules = a.n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
+                let node = a.n.prefix_items.get(a.index).copied().or(a.n.items);
+                let certain = a.slot.certain && !rules.default_if_invalid && !rules.drop_invalid_items;
+                let stable = a.slot.stable && !rules.default_if_invalid;
+                Slot { node, certain, stable }
+            }
+            _ => FREE,
+        }
+    }
+
+    /// Whether the object strips or refuses its undeclared member being read.
+    fn member_refused(&self, o: &ObjectFrame<'c>) -> bool {
+        o.strip
+            || (o.n.plain_keys && hazardous_key(o.member.key.as_str()))
+            || o.n.additional_properties.is_some_and(|a| self.node(a).is_none_or(|a| a.never))
+    }
+
+    fn begin_item(&mut self) {
+        let (changes, doubts, pos) = (self.changes.len(), self.doubts, self.pos);
+        if let Some(Frame::Array(a)) = self.stack.last_mut() {
+            a.changes = changes;
+            a.doubts = doubts;
+            a.value_start = pos;
+        }
+        self.expect = Expect::Value(self.child_slot());
+    }
+
+    /// After `,`: the next member or item.
+    fn another(&mut self, text: &str) {
+        match self.stack.last_mut() {
+            Some(Frame::Object(_)) => self.expect = Expect::Key,
+            Some(Frame::Free(f)) => {
+                f.index += 1;
+                self.expect = if f.object { Expect::Key } else { Expect::Value(FREE) };
+            }
+            Some(Frame::Array(a)) => {
+                // Another item must follow a comma: past `maxItems` now.
+                if let Some(max) = a.n.max_items {
+                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.policy_below {
+                        let n = a.n;
+                        let count = a.index + 1;
+                        let problem = self.early_too_many_items(text, n, count, max);
+                        self.refuse(vec![problem]);
+                        return;
+                    }
+                }
+                self.begin_item();
+            }
+            None => self.expect = Expect::End,
+        }
+    }
+
+    fn early_too_many_items(&self, text: &str, _n: &Node, count: usize, max: u64) -> Problem {
+        let mut path = self.path(text);
+        // The path names the array, not the item about to come.
+        if let Some(cut) = path.rfind('/') {
+            path.truncate(cut);
+        }
+        Problem::new(
+            ProblemCode::TooLong,
+            &path,
+            format!("at most {}", super::plural(max, "item", "items")),
+            format!("more than {count} items"),
+            &format!("has more than {}, more than {max}", super::plural(count as u64, "item", "items")),
+        )
+    }
+
+    /// A key at `pos` (its opening quote).
+    fn key(&mut self, text: &str) -> bool {
+        let start = self.pos;
+        // Replies mostly list members in the contract's order: the name declared next is tried as raw bytes.
+        if let Some(Frame::Object(o)) = self.stack.last() {
+            if let Some((name, _, _)) = o.n.property_index.plain_at(o.next) {
+                let end = start + name.len() + 2;
+                let bytes = text.as_bytes();
+                if bytes.get(end.saturating_sub(1)) == Some(&b'"')
+                    && bytes.get(start + 1..end - 1) == Some(name.as_bytes())
+                {
+                    self.pos = end;
+                    self.declared_key(text, name, start);
+                    return true;
+                }
+            }
+        }
+        let mut p = Parser::at(text, start, self.integers);
+        match p.string_cow() {
+            Ok(key) => {
+                self.pos = p.pos;
+                let key = key.into_owned();
+                self.key_done(text, key, start);
+                true
+            }
+            Err(e) if e.code == ProblemCode::Truncated => {
+                self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
+                self.resume_token(text)
+            }
+            Err(e) => {
+                self.read_error(text, e);
+                true
+            }
+        }
+    }
+
+    /// A declared name met as raw bytes.
+    fn declared_key(&mut self, text: &str, name: &'c str, start: usize) {
+        self.member_key(text, MemberKey::Declared(name), start);
+    }
+
+    /// A key read whole.
+    fn key_done(&mut self, text: &str, key: String, start: usize) {
+        if let Some(Frame::Free(f)) = self.stack.last_mut() {
+            let fresh = f.keys.insert(&key);
+            f.key.clone_from(&key);
+            if !fresh {
+                let e = ReadError {
+                    code: ProblemCode::DuplicateKey,
+                    offset: self.pos,
+                    path: self.path(text),
+                    detail: format!("the key {key:?} appears twice in one object"),
+                };
+                self.duplicate(text, e);
+                return;
+            }
+            self.expect = Expect::Colon;
+            return;
+        }
+        self.member_key(text, MemberKey::Read(key), start);
+    }
+
+    fn duplicate(&mut self, text: &str, e: ReadError) {
+        // Certain whatever the value: a repeated key is refused by every reader of the reply.
+        self.read_error(text, e);
+    }
+
+    /// An object member's key, looked up.
+    fn member_key(&mut self, text: &str, key: MemberKey<'c>, _start: usize) {
+        let (changes, doubts) = (self.changes.len(), self.doubts);
+        let Some(Frame::Object(o)) = self.stack.last_mut() else { return };
+        let found = o.n.property_index.position(key.as_str());
+        let repeated = match found {
+            Some((i, _, is_required)) => {
+                if o.seen.insert(i) {
+                    o.required_seen += usize::from(is_required);
+                    o.next = i + 1;
+                    false
+                } else {
+                    true
+                }
+            }
+            None => !o.others.insert(key.as_str()),
+        };
+        o.member = Member {
+            key,
+            declared: found.is_some(),
+            node: found.map(|(_, id, _)| id),
+            changes,
+            doubts,
+            value_start: 0,
+        };
+        if repeated {
+            let name = o.member.key.as_str().to_owned();
+            let path = self.path(text);
+            let e = ReadError {
+                code: ProblemCode::DuplicateKey,
+                offset: self.pos,
+                path,
+                detail: format!("the key {name:?} appears twice in one object"),
             };
-            let read = if refused { Err(Stop::Doubt) } else { self.item(child, depth, &|| key.as_str().to_owned()) };
-            match read {
-                Ok(()) => {}
-                Err(Stop::Doubt) if depth == 0 => {
-                    // Take this member back: a report reads it again.
-                    match found {
-                        _ if refused => {}
-                        Some((i, _, _)) => seen.remove(i),
-                        None => others.remove(key.as_str()),
-                    }
-                    // The repairs made in the members before this one.
-                    let made = self.changes.iter().filter(|c| c.at < member_at).map(Change::made).sum();
-                    self.resume = Some(Resume {
-                        node: id,
-                        at: member_at,
-                        closing: false,
-                        seen,
-                        others,
-                        members,
-                        required_seen: required_before,
-                        next: next_before,
-                        made,
-                    });
-                    return Err(Stop::Doubt);
-                }
-                Err(stop) => return Err(stop),
-            }
-            members += 1;
-            more = self.another(b'}')?;
+            self.duplicate(text, e);
+            return;
         }
-        let close = self.p.pos.saturating_sub(1);
-        let mut own = Vec::new();
+        let Some(Frame::Object(o)) = self.stack.last() else { return };
+        if found.is_none() && self.member_refused(o) {
+            let refused_outright = !o.strip && o.slot.certain && !o.n.policy_below;
+            if refused_outright {
+                let path = self.path(text);
+                let hazard = o.n.plain_keys && hazardous_key(o.member.key.as_str());
+                let problem = if hazard {
+                    Problem::new(
+                        ProblemCode::UnexpectedProperty,
+                        &path,
+                        "no prototype-named or invisible-character keys".into(),
+                        String::new(),
+                        &format!(
+                            "the key {:?} is read differently by JavaScript and other consumers; declare it to allow it",
+                            o.member.key.as_str()
+                        ),
+                    )
+                } else {
+                    Problem::new(
+                        ProblemCode::UnexpectedProperty,
+                        &path,
+                        "no other properties".into(),
+                        String::new(),
+                        "property not allowed by the contract",
+                    )
+                };
+                self.refuse(vec![problem]);
+                return;
+            }
+            // Stripped, or refused where a repair above may yet change that: the full path decides.
+            self.doubts += 1;
+        }
+        self.expect = Expect::Colon;
+    }
+
+    /// A value complete: book it in its container, and move on.
+    fn after_value(&mut self, text: &str) {
+        if self.halt.is_some() {
+            return;
+        }
+        let (changes_now, doubts_now, pos) = (self.changes.len(), self.doubts, self.pos);
+        let partials = self.partials;
+        match self.stack.last_mut() {
+            None => {
+                if doubts_now == 0 {
+                    self.root_done = Some((0, pos));
+                }
+                self.expect = Expect::End;
+                return;
+            }
+            Some(Frame::Object(o)) => {
+                o.members += 1;
+                let before = o.member.changes;
+                if changes_now > before {
+                    let segment = o.member.key.as_str().to_owned();
+                    within(&mut self.changes, before, &segment);
+                } else if partials && doubts_now == o.member.doubts && o.member.declared {
+                    let start = o.member.value_start;
+                    o.done.push((o.member.key.as_str().to_owned(), start, pos));
+                }
+            }
+            Some(Frame::Array(a)) => {
+                let before = a.changes;
+                let clean = changes_now == before && doubts_now == a.doubts;
+                if changes_now > before {
+                    let segment = a.index.to_string();
+                    within(&mut self.changes, before, &segment);
+                }
+                if partials && a.clean && clean {
+                    a.done.push((a.value_start, pos));
+                } else {
+                    a.clean = false;
+                }
+                a.index += 1;
+            }
+            Some(Frame::Free(_)) => {}
+        }
+        let _ = text;
+        self.expect = Expect::AfterMember;
+    }
+
+    /// The container on top closed (its closing bracket just read).
+    fn close(&mut self, text: &str) {
+        let Some(frame) = self.stack.pop() else { return };
+        match frame {
+            Frame::Free(f) => {
+                if let Some((slot, start)) = f.settle {
+                    let room = self.max_depth.saturating_sub(self.stack.len());
+                    match Parser::at(text, start, self.integers).whole(room) {
+                        Ok(v) => self.settle(text, slot, &v, false, start),
+                        Err(e) => self.read_error(text, e),
+                    }
+                } else {
+                    self.after_value(text);
+                }
+            }
+            Frame::Array(a) => {
+                let len = a.index as u64;
+                let short = a.n.min_items.is_some_and(|min| len < min);
+                let long = a.n.max_items.is_some_and(|max| len > max);
+                if short || long {
+                    self.stack.push(Frame::Array(a));
+                    self.container_failed(text);
+                    return;
+                }
+                self.after_value(text);
+            }
+            Frame::Object(o) => self.close_object(text, o),
+        }
+    }
+
+    /// A directed container whose own keywords fail as it closes: refused
+    /// when certain (read whole to report it), else doubted.
+    fn container_failed(&mut self, text: &str) {
+        let Some(top) = self.stack.pop() else { return };
+        let (slot, id, start) = match &top {
+            Frame::Array(a) => (a.slot, a.slot.node, a.start),
+            Frame::Object(o) => (o.slot, Some(o.id), o.start),
+            Frame::Free(_) => (FREE, None, 0),
+        };
+        if let Some(id) = id.filter(|&id| self.certain(slot, id)) {
+            let room = self.max_depth.saturating_sub(self.stack.len());
+            if let Ok(v) = Parser::at(text, start, self.integers).whole(room) {
+                if !is_valid(self.nodes, id, &v) {
+                    let path = self.path(text);
+                    let problems = check::problems(self.nodes, id, &v, &path, self.max_problems);
+                    if !problems.is_empty() {
+                        self.refuse(problems);
+                        return;
+                    }
+                }
+            }
+        }
+        self.doubts += 1;
+        self.after_value(text);
+    }
+
+    fn close_object(&mut self, text: &str, o: ObjectFrame<'c>) {
         // The closing brace was just read: the fills go in before it.
-        let at = self.p.pos.saturating_sub(1);
-        for fill in fills {
-            if !seen.contains(fill.position) {
-                required_seen += usize::from(fill.required);
+        let at = self.pos.saturating_sub(1);
+        let mut own = Vec::new();
+        let mut required_seen = o.required_seen;
+        let mut members = o.members;
+        for fill in o.fills {
+            if !o.seen.contains(fill.position()) {
+                required_seen += usize::from(fill.required());
                 own.push(Change { path: String::new(), at, end: at, made: Made::Fill { fill, comma: members > 0 } });
                 members += 1;
             }
         }
-        if required_seen != required
+        let n = o.n;
+        if required_seen != o.required
             || n.min_properties.is_some_and(|min| members < min)
             || n.max_properties.is_some_and(|max| members > max)
         {
-            if depth == 0 && own.is_empty() {
-                // Every member read without a problem: a report starts at the close.
-                let made = self.made;
-                let resume =
-                    Resume { node: id, at: close, closing: true, seen, others, members, required_seen, next, made };
-                self.resume = Some(resume);
+            // A required property no default fills is missing whatever repairs do elsewhere.
+            let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
+            if required_seen != o.required && o.slot.certain && !rules.default_if_invalid {
+                let base = self.path(text);
+                let mut problems = Vec::new();
+                for (name, _) in &n.properties {
+                    if let Some((i, _, true)) = n.property_index.position(name) {
+                        let filled = o.fills.iter().any(|f| f.position() == i);
+                        if !o.seen.contains(i) && !filled {
+                            let mut path = base.clone();
+                            path.push('/');
+                            pointer::push_escaped(&mut path, name);
+                            problems.push(check::missing(&path));
+                        }
+                    }
+                }
+                if !problems.is_empty() {
+                    problems.truncate(self.max_problems.max(1));
+                    self.refuse(problems);
+                    return;
+                }
             }
-            return Err(Stop::Doubt);
+            self.stack.push(Frame::Object(o));
+            self.container_failed(text);
+            return;
         }
         if !own.is_empty() {
             // Each fill is a repair: past the cap, the full path refuses.
             self.made += own.len();
             if self.made > self.max_repairs {
-                return Err(Stop::Doubt);
+                self.doubts += 1;
+            } else {
+                let at = o.first_change.min(self.changes.len());
+                self.changes.splice(at..at, own);
             }
-            let at = first_fill.min(self.changes.len());
-            self.changes.splice(at..at, own);
         }
-        Ok(())
+        self.after_value(text);
     }
 
-    fn array(&mut self, n: &Node, depth: usize) -> Pass<()> {
-        self.p.pos += 1; // '['
-        let mut index = 0usize;
-        let mut more = !self.p.closes_at_once(b']');
-        while more {
-            let child = n.prefix_items.get(index).copied().or(n.items);
-            self.item(child, depth, &|| index.to_string())?;
-            index += 1;
-            more = self.another(b']')?;
+    /// The part of the reply read complete and vouched for so far, as a
+    /// value: members (and items, from the first) whose values came whole
+    /// and valid, unchanged, and of the container being read, its own part.
+    pub(crate) fn partial(&self, text: &str) -> Option<Value> {
+        if let Some((start, end)) = self.root_done {
+            return read_value(text.get(..end)?, start, self.max_depth, false, Integers::Document).ok().map(|(v, _)| v);
         }
-        let len = index as u64;
-        if n.min_items.is_some_and(|min| len < min) || n.max_items.is_some_and(|max| len > max) {
-            return Err(Stop::Doubt);
+        let mut built: Option<Value> = None;
+        // Innermost first: each frame's part, with the one inside it under the member being read.
+        for frame in self.stack.iter().rev() {
+            let inner = built.take();
+            built = match frame {
+                Frame::Object(o) if o.slot.stable => {
+                    let mut map = serde_json::Map::new();
+                    for (key, start, end) in &o.done {
+                        let (v, _) =
+                            read_value(text.get(..*end)?, *start, self.max_depth, false, Integers::Document).ok()?;
+                        map.insert(key.clone(), v);
+                    }
+                    if let Some(inner) = inner {
+                        if o.member.declared {
+                            map.insert(o.member.key.as_str().to_owned(), inner);
+                        }
+                    }
+                    Some(Value::Object(map))
+                }
+                Frame::Array(a) if a.slot.stable => {
+                    let mut items = Vec::new();
+                    for (start, end) in &a.done {
+                        let (v, _) =
+                            read_value(text.get(..*end)?, *start, self.max_depth, false, Integers::Document).ok()?;
+                        items.push(v);
+                    }
+                    if let Some(inner) = inner {
+                        if a.clean && a.done.len() == a.index {
+                            items.push(inner);
+                        }
+                    }
+                    Some(Value::Array(items))
+                }
+                _ => None,
+            };
         }
-        Ok(())
+        built
     }
+}
+
+/// The slot of a value no keyword constrains.
+const FREE: Slot = Slot { node: None, certain: false, stable: false };
+
+/// Complete the paths of the changes logged since `from` with the segment
+/// of the member or item they were found in.
+fn within(changes: &mut [Change<'_>], from: usize, segment: &str) {
+    for f in changes.iter_mut().skip(from) {
+        let mut full = String::with_capacity(segment.len() + 1 + f.path.len());
+        full.push('/');
+        pointer::push_escaped(&mut full, segment);
+        full.push_str(&f.path);
+        f.path = full;
+    }
+}
+
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = bytes.get(pos) {
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            pos += 1;
+        } else {
+            break;
+        }
+    }
+    pos
+}
+
+/// The end of the run of string bytes that need no attention (no quote,
+/// backslash or control character) from `pos`.
+fn plain_run_end(bytes: &[u8], mut pos: usize) -> usize {
+    while bytes.get(pos).is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        pos += 1;
+    }
+    pos
 }

@@ -14,7 +14,7 @@ mod typed;
 use serde_json::Value;
 
 use crate::check;
-use crate::check::single_pass::{self, Plan};
+use crate::check::single_pass::{self, Outcome, Plan, SinglePass};
 use crate::read::{self, Integers, Limits, Unwrap};
 use crate::verdict::{Accepted, Problem, ProblemCode, Repair, Verdict};
 pub use error::{CompileError, CompileErrorKind};
@@ -223,10 +223,14 @@ impl Contract {
     #[must_use]
     pub fn check(&self, raw: impl AsRef<[u8]>) -> Verdict {
         let raw = raw.as_ref();
-        // Too large is refused before anything reads it.
         match (raw.len() <= self.limits.max_bytes).then(|| std::str::from_utf8(raw)) {
             Some(Ok(text)) => self.check_str(text),
-            _ => self.check_full_path(raw),
+            // Too large, or not UTF-8: read as a stream reads it, up to where it stops.
+            _ => {
+                let mut stream = self.stream();
+                stream.feed(raw);
+                stream.finish()
+            }
         }
     }
 
@@ -243,49 +247,60 @@ impl Contract {
     #[must_use]
     pub fn check_str(&self, text: &str) -> Verdict {
         if text.len() > self.limits.max_bytes {
-            return self.check_full_path(text);
+            return self.check(text.as_bytes());
         }
-        // Most replies, accepted or refused, are decided in one pass over
-        // the bytes (and a report read from where it doubted); the full
-        // path below decides the rest.
-        let doubted = match self.run_single_pass(text) {
-            single_pass::Outcome::Doubted(resume) => {
-                // A doubt the single pass could not repair is a failed
-                // keyword: report it while reading (from where the doubt
-                // arose, when it can), where the walk's order allows.
-                if let Some(problems) = self.streamed_report(text, resume) {
-                    return Verdict::refuse(problems);
-                }
-                true
+        let outcome = self.single_pass(false).finish(text);
+        self.verdict_of(text, outcome, None)
+    }
+
+    /// A single pass over a reply to this contract (`partials`: keeping
+    /// what [`SinglePass::partial`] needs).
+    pub(crate) fn single_pass(&self, partials: bool) -> SinglePass<'_> {
+        let limits = (self.limits.max_depth, self.limits.max_problems, self.limits.max_repairs);
+        SinglePass::new(&self.nodes, &self.plans, self.root, limits, self.integers, self.unwrap, partials)
+    }
+
+    /// The verdict on a whole reply, from what the single pass found on it.
+    /// `decided`: the problems a stream was refused with, if it was (as
+    /// of the byte that decided it).
+    pub(crate) fn verdict_of(&self, text: &str, outcome: Outcome<'_>, decided: Option<&[Problem]>) -> Verdict {
+        match outcome {
+            Outcome::Accepted(v) if v.changes.is_empty() => {
+                self.vouch(Accepted::as_sent(text, self.limits.max_depth, v.verbatim))
             }
-            single_pass::Outcome::Accepted(v) if v.changes.is_empty() => {
-                return self.vouch(Accepted::as_sent(text, self.limits.max_depth, v.verbatim));
-            }
-            single_pass::Outcome::Accepted(v) => {
-                return self.vouch(self.changed(text, v, Vec::new()));
-            }
-            single_pass::Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
+            Outcome::Accepted(v) => self.vouch(self.changed(text, v, Vec::new())),
+            Outcome::ReadRefused(problem) => Verdict::refuse(vec![problem]),
+            Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
                 // The very error the full path's reader would stop at:
                 // refused as such, or unwrapped, without reading again.
-                return match read::after_read_error(text, &e, &self.limits, self.unwrap, self.integers) {
+                match read::after_read_error(text, &e, &self.limits, self.unwrap, self.integers) {
                     Ok((value, unwrapped, (from, to))) => {
                         let unwrapped: Vec<Repair> = unwrapped.into_iter().collect();
-                        match text.get(from..to).map(|json| (json, self.run_single_pass(json))) {
-                            // The unwrapped JSON, checked in one pass too.
-                            Some((_, single_pass::Outcome::Accepted(v))) if v.changes.is_empty() => {
+                        let json = text.get(from..to).unwrap_or_default();
+                        // The unwrapped JSON, checked in one pass too.
+                        match self.single_pass(false).finish(json) {
+                            Outcome::Accepted(v) if v.changes.is_empty() => {
                                 self.vouch(Accepted::built(value, unwrapped))
                             }
-                            Some((json, single_pass::Outcome::Accepted(v))) => {
-                                self.vouch(self.changed(json, v, unwrapped))
-                            }
+                            Outcome::Accepted(v) => self.vouch(self.changed(json, v, unwrapped)),
                             _ => self.judge(value, unwrapped),
                         }
                     }
                     Err(problem) => Verdict::refuse(vec![*problem]),
-                };
+                }
             }
-            single_pass::Outcome::Unread(_) => false,
-        };
+            Outcome::Unread(_) => self.full_path_text(text, false),
+            Outcome::Doubted => self.full_path_text(text, true),
+            Outcome::Refused(found) => {
+                let base = self.full_path_text(text, true);
+                self.merged(text, &found, decided, base)
+            }
+        }
+    }
+
+    /// The full path's verdict on a reply held as text (`doubted`: the
+    /// single pass read it all as strict JSON).
+    fn full_path_text(&self, text: &str, doubted: bool) -> Verdict {
         if doubted && !self.repairs {
             // Without repairs, report it straight away (a fast check
             // would only say so again).
@@ -301,6 +316,55 @@ impl Contract {
             Ok((value, unwrapped)) => self.judge(value, unwrapped.into_iter().collect()),
             Err(problem) => Verdict::refuse(vec![*problem]),
         }
+    }
+
+    /// A reply the single pass found certain to be refused: the full
+    /// path's refusal, listing first every problem that made it certain
+    /// which the full path does not list itself (by code and path: a
+    /// reply cut off, or one needing too many repairs, after them) — as of
+    /// the byte that decided them, so a stream and a whole check agree.
+    pub(crate) fn merged(&self, text: &str, found: &[Problem], decided: Option<&[Problem]>, base: Verdict) -> Verdict {
+        let listed = |p: &Problem| base.problems().iter().any(|b| b.code == p.code && b.path == p.path);
+        if !base.is_accepted() && found.iter().all(listed) && decided.is_none_or(|d| d.iter().all(listed)) {
+            return base;
+        }
+        let early = match decided {
+            Some(d) => d.to_vec(),
+            None => self.decided(text, 0).map_or_else(|| found.to_vec(), |(_, problems)| problems),
+        };
+        let mut problems: Vec<Problem> = early.into_iter().filter(|p| !listed(p)).collect();
+        let room = self.limits.max_problems.max(problems.len());
+        // Never accepted: a certain refusal stands whatever the full path says (it would be a bug).
+        problems.extend(base.problems().iter().cloned());
+        problems.truncate(room);
+        Verdict::refuse(problems)
+    }
+
+    /// The first prefix of `text` longer than `after` bytes after which no
+    /// completion can be accepted, and the problems the single pass gives
+    /// there (`None` when only the end decides).
+    pub(crate) fn decided(&self, text: &str, after: usize) -> Option<(usize, Vec<Problem>)> {
+        let refused = |len: usize| {
+            let mut cut = len.min(text.len());
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let mut pass = self.single_pass(false);
+            let prefix = text.get(..cut).unwrap_or_default();
+            pass.feed(prefix);
+            pass.refusal().map(<[Problem]>::to_vec)
+        };
+        refused(text.len())?;
+        let (mut lo, mut hi) = (after, text.len());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if refused(mid).is_some() {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        refused(hi).map(|problems| (hi, problems))
     }
 
     /// The verdict of the full path alone (read, repair, check, report),
@@ -322,52 +386,20 @@ impl Contract {
     pub fn accepts_in_one_pass(&self, raw: impl AsRef<[u8]>) -> bool {
         let raw = raw.as_ref();
         raw.len() <= self.limits.max_bytes
-            && std::str::from_utf8(raw).is_ok_and(|text| {
-                matches!(
-                    single_pass::run(
-                        &self.nodes,
-                        &self.plans,
-                        self.root,
-                        text,
-                        (self.limits.max_depth, self.limits.max_repairs, self.integers)
-                    ),
-                    single_pass::Outcome::Accepted(..)
-                )
-            })
+            && std::str::from_utf8(raw)
+                .is_ok_and(|text| matches!(self.single_pass(false).finish(text), Outcome::Accepted(..)))
     }
 
-    /// Whether this reply is refused without the full path: its read error
-    /// found by the single pass, or its report found while reading (for
+    /// Whether the single pass alone is certain this reply is refused (for
     /// tests and benchmarks; not part of the API).
     #[doc(hidden)]
     #[must_use]
     pub fn refuses_in_one_pass(&self, raw: impl AsRef<[u8]>) -> bool {
         let raw = raw.as_ref();
-        if raw.len() > self.limits.max_bytes {
-            return false;
-        }
-        let Ok(text) = std::str::from_utf8(raw) else { return false };
-        match single_pass::run(
-            &self.nodes,
-            &self.plans,
-            self.root,
-            text,
-            (self.limits.max_depth, self.limits.max_repairs, self.integers),
-        ) {
-            single_pass::Outcome::Unread(Some(e)) => read::refused_as_read(text, &e, self.unwrap),
-            single_pass::Outcome::Doubted(resume) => self.streamed_report(text, resume).is_some(),
-            _ => false,
-        }
-    }
-
-    fn run_single_pass<'t>(&self, text: &'t str) -> single_pass::Outcome<'_, 't> {
-        single_pass::run(
-            &self.nodes,
-            &self.plans,
-            self.root,
-            text,
-            (self.limits.max_depth, self.limits.max_repairs, self.integers),
-        )
+        raw.len() <= self.limits.max_bytes
+            && std::str::from_utf8(raw).is_ok_and(|text| {
+                matches!(self.single_pass(false).finish(text), Outcome::Refused(..) | Outcome::ReadRefused(..))
+            })
     }
 
     /// A reply accepted by the single pass with changes: the text with them
@@ -376,11 +408,6 @@ impl Contract {
         let (json, repairs, deeper) = single_pass::changed_text(text, vouched.changes);
         before.extend(repairs);
         Accepted::as_filled(json, self.limits.max_depth.saturating_add(deeper), before, vouched.verbatim)
-    }
-
-    fn streamed_report<'t>(&self, text: &'t str, resume: Option<single_pass::Resume<'t>>) -> Option<Vec<Problem>> {
-        let limits = (self.limits.max_depth, self.limits.max_problems, self.limits.max_repairs, self.integers);
-        check::streamed_report::report(&self.nodes, &self.plans, self.root, text, limits, self.repairs, resume)
     }
 
     /// Check a value that was already parsed (for example a stored last good

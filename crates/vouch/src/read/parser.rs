@@ -560,46 +560,10 @@ impl<'a> Parser<'a> {
         ReadError { code: ProblemCode::ImpreciseNumber, offset: start, path: self.path(), detail }
     }
 
-    /// After an opening bracket: whether the container closes at once.
-    #[inline]
-    pub(crate) fn closes_at_once(&mut self, close: u8) -> bool {
-        self.skip_ws();
-        let empty = self.peek() == Some(close);
-        self.pos += usize::from(empty);
-        empty
-    }
-
-    /// After a member or item: whether another follows (`,`) or the
-    /// container closes; `None` where neither stands ([`Self::not_another`]
-    /// says why, kept off this hot path).
-    #[inline]
-    pub(crate) fn another(&mut self, close: u8) -> Option<bool> {
-        self.skip_ws();
-        let more = match self.peek() {
-            Some(b',') => true,
-            Some(b) if b == close => false,
-            _ => return None,
-        };
-        self.pos += 1;
-        Some(more)
-    }
-
-    /// The error the whole-value reader gives where [`Self::another`] found neither.
+    /// The error the whole-value reader gives where neither `,` nor `close` stands.
     #[cold]
     pub(crate) fn not_another(&self, close: u8) -> ReadError {
         self.eof_or(if close == b'}' { IN_OBJECT } else { IN_ARRAY })
-    }
-
-    /// White space and the colon after a key.
-    #[inline]
-    pub(crate) fn colon(&mut self) -> Result<(), ReadError> {
-        self.skip_ws();
-        if self.peek() == Some(b':') {
-            self.pos += 1;
-            Ok(())
-        } else {
-            Err(self.eof_or(COLON))
-        }
     }
 
     /// One whole value from `pos`, within `max_depth` more levels, read as
@@ -608,20 +572,6 @@ impl<'a> Parser<'a> {
         let (v, end) = read_value(self.text, self.pos, max_depth, false, self.integers)?;
         self.pos = end;
         Ok(v)
-    }
-
-    /// When the text at `pos` is exactly `"name"` (a name needing no
-    /// escape), step past it.
-    #[inline]
-    pub(crate) fn quoted(&mut self, name: &str) -> bool {
-        let end = self.pos + name.len() + 2;
-        let hit = self.bytes.get(self.pos..end).is_some_and(|q| {
-            q.first() == Some(&b'"') && q.last() == Some(&b'"') && q.get(1..q.len() - 1) == Some(name.as_bytes())
-        });
-        if hit {
-            self.pos = end;
-        }
-        hit
     }
 
     /// A string, the opening quote at `pos`.

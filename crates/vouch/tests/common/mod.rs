@@ -117,3 +117,23 @@ pub fn gemini_as_json_schema(v: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// The verdict `check` must give on `raw`, from the full path (read, repair,
+/// check, report, without the single pass): the full path's own, but for a
+/// reply the streaming check refused while reading, whose certain problems
+/// the full path does not list (a reply cut off or unreadable after them, one
+/// needing too many repairs): those come first, then the full path's.
+pub fn expected_verdict(contract: &vouch::Contract, raw: &[u8]) -> vouch::Verdict {
+    let full = contract.check_full_path(raw);
+    let mut stream = contract.stream();
+    stream.feed(raw);
+    let listed = |p: &vouch::Problem| full.problems().iter().any(|f| f.code == p.code && f.path == p.path);
+    if stream.progress() == vouch::Progress::Pending || (!full.is_accepted() && stream.problems().iter().all(listed)) {
+        return full;
+    }
+    let mut problems: Vec<vouch::Problem> = stream.problems().iter().filter(|p| !listed(p)).cloned().collect();
+    let room = contract.limits().max_problems.max(problems.len());
+    problems.extend(full.problems().iter().cloned());
+    problems.truncate(room);
+    vouch::Verdict::Refused(vouch::Refused { problems })
+}
