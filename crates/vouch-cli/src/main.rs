@@ -73,7 +73,8 @@ enum Command {
     /// Check one model reply against a contract.
     ///
     /// Exit codes: 0 accepted (pass), 1 refused, 2 bad invocation or contract,
-    /// 3 accepted with gate findings.
+    /// 3 accepted with gate findings. With --stream, the reply is read from standard input
+    /// as it arrives and the command exits (1) as soon as no completion can be accepted.
     ///
     /// Example: vouch check --contract examples/contracts/plate.json examples/replies/plate/all_false.json
     Check(check::Args),
