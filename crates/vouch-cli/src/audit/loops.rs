@@ -120,6 +120,7 @@ fn bounded_format(name: &str) -> bool {
                 | Format::Ulid
                 | Format::Xid
                 | Format::Ksuid
+                | Format::Nanoid
                 | Format::Mac
                 | Format::E164
                 | Format::Cidr(_)
