@@ -73,7 +73,8 @@ enum Command {
     /// Check one model reply against a contract.
     ///
     /// Exit codes: 0 accepted (pass), 1 refused, 2 bad invocation or contract,
-    /// 3 accepted with gate findings.
+    /// 3 accepted with gate findings. With --stream, the reply is read from standard input
+    /// as it arrives and the command exits (1) as soon as no completion can be accepted.
     ///
     /// Example: vouch check --contract examples/contracts/plate.json examples/replies/plate/all_false.json
     Check(check::Args),
@@ -98,7 +99,9 @@ enum Command {
     /// Throw the hostile replies models really produce at a contract, or at your own gate.
     ///
     /// Without --against: a table of classes and every hostile reply the contract
-    /// accepts as a good answer (a contract weakness); exit 1 if any. With --against
+    /// accepts as a good answer (a contract weakness); exit 1 if any; and notes on every
+    /// string and array with no cap, which a model may loop in until max_tokens (notes do
+    /// not change the exit code). With --against
     /// CMD: runs your gate (reply on standard input, exit 0 = passed) on every reply
     /// and lists each fail-open: a reply your gate passed while the contract does not;
     /// exit 1 if any.

@@ -124,3 +124,59 @@ fn human_report_of_the_plate_contract() {
     let out = vouch(&["audit", "-c", PLATE], None);
     insta::assert_snapshot!("audit_plate", text(&out.stdout));
 }
+
+fn notes(contract: &str) -> (Option<i32>, Vec<(String, String)>, Value) {
+    let out = vouch(&["audit", "-c", contract, "--json"], None);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["code"].as_str().unwrap().to_owned(), n["location"].as_str().unwrap().to_owned()))
+        .collect();
+    (out.status.code(), notes, report)
+}
+
+#[test]
+fn uncapped_strings_and_arrays_are_flagged_as_loop_risks() {
+    let (_, got, report) = notes("examples/contracts/eligibility.json");
+    let want: Vec<(String, String)> = [
+        ("uncapped_string", "/properties/summary"),
+        ("uncapped_array", "/properties/criteria"),
+        ("uncapped_string", "/properties/criteria/items/properties/criterion"),
+        ("uncapped_string", "/properties/criteria/items/properties/reason"),
+        ("uncapped_array", "/properties/recommendations"),
+        ("uncapped_string", "/properties/recommendations/items"),
+        ("uncapped_reply", ""),
+    ]
+    .iter()
+    .map(|(c, l)| ((*c).to_owned(), (*l).to_owned()))
+    .collect();
+    // The enum-bounded verdict and status, and the integer score, are not flagged.
+    assert_eq!(got, want);
+    assert_eq!(
+        report["notes"][0]["message"],
+        "/properties/summary: a string with no maxLength (nor enum, const or a bounded format) may loop until max_tokens"
+    );
+    let human = text(&vouch(&["audit", "-c", "examples/contracts/eligibility.json"], None).stdout);
+    assert!(human.contains("May loop until max_tokens"), "{human}");
+    assert!(human.lines().any(|l| l.starts_with("  uncapped_string  /properties/summary ")), "{human}");
+}
+
+#[test]
+fn a_capped_contract_has_no_loop_notes_and_notes_do_not_change_the_exit_code() {
+    let capped = scratch(
+        "capped.json",
+        br#"{"type": "object", "additionalProperties": false, "required": ["summary", "tags"],
+             "properties": {"summary": {"type": "string", "minLength": 1, "maxLength": 280},
+                            "tags": {"type": "array", "maxItems": 5, "items": {"enum": ["a", "b"]}}},
+             "x-vouch": {"limits": {"max_bytes": 4096}}}"#,
+    );
+    let (code, got, _) = notes(capped.to_str().unwrap());
+    assert_eq!(got, []);
+    assert_eq!(code, Some(1), "weaknesses (an empty tag list) still decide the exit code");
+    // The plate contract: only the reply-level note, and still exit 0.
+    let (code, got, _) = notes(PLATE);
+    assert_eq!(got, [("uncapped_reply".to_owned(), String::new())]);
+    assert_eq!(code, Some(0));
+}

@@ -3,6 +3,7 @@
 
 mod corpus;
 mod gate;
+mod loops;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -140,12 +141,14 @@ pub fn run(args: &Args) -> u8 {
     }
     match &args.against {
         Some(cmd) => gate::run(args, cmd, &judged),
-        None => report(args, &judged),
+        None => report(args, &judged, &loops::notes(&contract)),
     }
 }
 
-/// The contract's own audit: counts per class, and every weakness.
-fn report(args: &Args, judged: &[Judged]) -> u8 {
+/// The contract's own audit: counts per class, every weakness, and the
+/// notes on the contract itself (loop risk); the notes do not change the
+/// exit code.
+fn report(args: &Args, judged: &[Judged], notes: &[loops::Note]) -> u8 {
     let mut classes: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
     for j in judged.iter().filter(|j| j.hostile.hostile) {
         let slot = match j.label() {
@@ -175,19 +178,29 @@ fn report(args: &Args, judged: &[Judged]) -> u8 {
             .iter()
             .map(|j| json!({"class": j.hostile.class, "name": j.hostile.name, "reply": show(&j.hostile.raw)}))
             .collect();
-        outln!("{}", json!({"hostile": hostile, "classes": rows, "accepted": weaknesses}));
+        let notes: Vec<Value> =
+            notes.iter().map(|n| json!({"code": n.code, "location": n.location, "message": n.message()})).collect();
+        outln!("{}", json!({"hostile": hostile, "classes": rows, "accepted": weaknesses, "notes": notes}));
     } else {
         outln!("{:<16} {:>7} {:>8} {:>8} {:>8}", "class", "refused", "findings", "repaired", "ACCEPTED");
         for (class, [r, f, rep, p]) in &classes {
             outln!("{class:<16} {r:>7} {f:>8} {rep:>8} {p:>8}");
         }
-        if weak.is_empty() {
-            outln!("\n{hostile} hostile replies: none accepted as a good answer.");
-        } else {
+        if !weak.is_empty() {
             outln!("\nAccepted as good answers although hostile (contract weaknesses):");
             for j in &weak {
                 outln!("  {:<16} {:<44} {}", j.hostile.class, j.hostile.name, show(&j.hostile.raw));
             }
+        }
+        if !notes.is_empty() {
+            outln!("\nMay loop until max_tokens (no cap; see docs/contract.md, \"Capping fields a model loops on\"):");
+            for n in notes {
+                outln!("  {:<16} {:<44} {}", n.code, n.at(), n.what.trim_end_matches(','));
+            }
+        }
+        if weak.is_empty() {
+            outln!("\n{hostile} hostile replies: none accepted as a good answer.");
+        } else {
             outln!("\n{hostile} hostile replies, {} accepted as good answers.", weak.len());
         }
     }
