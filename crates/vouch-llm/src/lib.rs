@@ -31,11 +31,13 @@ mod outcome;
 mod problem;
 mod reask;
 mod scrub;
+mod sse;
+mod streaming;
 
 pub use asker::{Asker, RoundHook, SetupError};
 pub use config::{ApiKey, Backoff, Config, Headers, Mode, Timeouts, OPENAI_BASE_URL};
 pub use message::{mime_type, Content, ImageError, ImageUrl, Message, Part, Role};
-pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Usage};
+pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Streamed, Usage};
 pub use problem::{class_of, AskProblem, UpstreamCode, UpstreamProblem};
 pub use reask::{reask_text, REPLY_ONLY};
 pub use scrub::{Scrubber, ScrubbingWriter, REDACTED};
