@@ -15,6 +15,11 @@
 //! limit (even one that looks complete), a refusal, a content filter, a
 //! tool call where content was expected, a reply that holds the API key.
 //!
+//! Streamed ([`Config::stream`]), each reply is checked while it arrives
+//! ([`vouch::StreamCheck`]) and its request dropped as soon as no ending of
+//! it can be accepted; a broken stream is refused with its own code
+//! (`stream_malformed`, `stream_incomplete`, `stream_error`).
+//!
 //! No secret leaves it: every text built from an upstream answer is
 //! scrubbed, and [`Scrubber`] / [`ScrubbingWriter`] scrub every byte a
 //! program writes (the `vouch` command writes all its output through one).
