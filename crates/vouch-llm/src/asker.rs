@@ -641,6 +641,9 @@ fn record(span: &tracing::Span, round: &Round) {
         completion_tokens = usage.completion_tokens,
         total_tokens = usage.spent(),
         finish_reason = round.finish_reason.as_deref(),
+        stream_bytes = round.stream.map(|s| s.bytes),
+        decided_at_bytes = round.stream.and_then(|s| s.decided_at_bytes),
+        dropped = round.stream.map(|s| s.dropped),
         outcome = round.outcome(),
         problems = ?codes,
         "round finished"
