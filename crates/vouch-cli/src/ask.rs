@@ -84,6 +84,13 @@ pub struct Args {
     /// The longest wait before repeating a failed request (a longer Retry-After is cut to it).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "30s")]
     max_retry_wait: Duration,
+    /// Stream each reply (`stream: true`): it is checked as it arrives, and the
+    /// request is dropped (the connection closed, so the model stops) as soon as
+    /// no ending of it can be accepted; the next round asks again, told why.
+    /// `--json` rounds then carry "stream": bytes and tokens received, where the
+    /// refusal was decided, whether the request was dropped.
+    #[arg(long)]
+    stream: bool,
     /// The last known good value (a JSON file): returned, marked "source": "fallback"
     /// and with exit 5, when every round is refused, if the contract accepts it.
     #[arg(long, value_name = "FILE")]
@@ -171,6 +178,7 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     config.timeouts =
         Timeouts { connect: args.connect_timeout, first_byte: args.first_byte_timeout, total: args.timeout };
     config.backoff = Backoff { max_wait: args.max_retry_wait, ..Backoff::default() };
+    config.stream = args.stream;
     let asker = Asker::new(contract, config).map_err(|e| match e {
         SetupError::Export(e) => format!(
             "{}: cannot be sent to OpenAI strict structured outputs without weakening it: {e}; \
@@ -301,6 +309,20 @@ fn round_line(r: &Round) -> String {
     }
     if let Some(f) = &r.finish_reason {
         let _ = write!(line, ", finish_reason {f}");
+    }
+    if let Some(s) = &r.stream {
+        let unit = if s.tokens_from_usage { "tokens" } else { "deltas" };
+        match (s.dropped, s.decided_at_bytes, s.decided_at_tokens) {
+            (true, Some(at), Some(t)) => {
+                let _ = write!(line, ", streamed: refused at byte {at} ({t} {unit}), request dropped");
+            }
+            (true, _, _) => {
+                let _ = write!(line, ", streamed: request dropped after {} bytes", s.bytes);
+            }
+            (false, _, _) => {
+                let _ = write!(line, ", streamed {} bytes ({} {unit})", s.bytes, s.tokens);
+            }
+        }
     }
     line
 }

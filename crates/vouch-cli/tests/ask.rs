@@ -8,7 +8,9 @@ mod fake_upstream;
 use std::process::{Command, Output, Stdio};
 
 use common::{root, scratch, text};
-use fake_upstream::{refused_url, Fake, Step, CLEAN_PLATE, SAID_NO};
+use std::time::Duration;
+
+use fake_upstream::{refused_url, sse_data, sse_delta, Fake, SseFake, SseStep, Step, CLEAN_PLATE, SAID_NO, SSE_DONE};
 use serde_json::{json, Value};
 
 const PLATE: &str = "examples/contracts/plate.json";
@@ -55,7 +57,9 @@ fn ask_has_help_with_an_example() {
     assert_eq!(help.status.code(), Some(0));
     let h = text(&help.stdout);
     assert!(h.contains("Example: vouch ask"), "{h}");
-    for flag in ["--api-key-env", "--rounds", "--max-total-tokens", "--deadline", "--fallback", "--image", "--mode"] {
+    for flag in
+        ["--api-key-env", "--rounds", "--max-total-tokens", "--deadline", "--fallback", "--image", "--mode", "--stream"]
+    {
         assert!(h.contains(flag), "{flag}: {h}");
     }
     assert!(h.contains("5 refused and the fallback returned"), "{h}");
@@ -348,4 +352,90 @@ fn a_canary_key_is_sent_and_never_printed() {
     let out = ask("http://127.0.0.1:9/v1", Some("sk-canary-91d2e7c4b8a3f605\u{1}"), &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!text(&out.stderr).contains("91d2e7c4b8a3f605"), "{}", text(&out.stderr));
+}
+
+// ---------------------------------------------------------------- --stream
+
+/// The plate contract refusing replies over `max_bytes` (the streaming check
+/// refuses as soon as more than that has come), in a scratch file.
+fn small_plate_file(max_bytes: usize) -> String {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(root().join(PLATE)).unwrap()).unwrap();
+    doc["x-vouch"] = json!({"limits": {"max_bytes": max_bytes}});
+    scratch(&format!("small_plate_{max_bytes}.json"), doc.to_string().as_bytes()).display().to_string()
+}
+
+fn ask_stream(contract: &str, base_url: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["ask", "--stream", "--contract", contract, "--model", "fake-model", "--base-url", base_url];
+    args.extend_from_slice(&["--api-key-env", KEY_VAR, "--connect-timeout", "500ms", "--timeout", "3s"]);
+    args.extend_from_slice(&["--max-retry-wait", "300ms", "--prompt", "Read back the plate in the photo."]);
+    args.extend_from_slice(extra);
+    run(&args, None)
+}
+
+fn slow_refused_stream() -> (SseStep, String) {
+    let first = format!("{{\"productPresent\":\"no\",{}", " ".repeat(100));
+    let mut events = vec![sse_delta(&first)];
+    events.extend((0..40).map(|_| sse_delta(" ")));
+    events.push(SSE_DONE.to_owned());
+    (SseStep::events(events).slow_after(1, Duration::from_millis(50)), first)
+}
+
+#[test]
+fn ask_stream_drops_a_refused_stream_and_json_rounds_say_where_it_was_decided() {
+    let (slow, first) = slow_refused_stream();
+    let fake = SseFake::start(vec![slow, SseStep::reply(CLEAN_PLATE, 4)]);
+    let started = std::time::Instant::now();
+    let out = ask_stream(&small_plate_file(80), &fake.base_url, &["--json"]);
+    assert!(started.elapsed() < Duration::from_millis(1800), "{:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v = json_out(&out);
+    assert_eq!(v["outcome"], "accepted");
+    assert_eq!(v["value"], serde_json::from_str::<Value>(CLEAN_PLATE).unwrap());
+    let r1 = &v["rounds"][0];
+    assert_eq!(r1["outcome"], "refused");
+    assert_eq!(r1["stream"]["dropped"], true);
+    assert_eq!(r1["stream"]["bytes_received"], first.len());
+    assert_eq!(r1["stream"]["deltas_received"], 1);
+    assert!(r1["stream"]["decided_at_bytes"].as_u64().unwrap() <= 81);
+    assert_eq!(r1["stream"]["decided_at_tokens"], 1);
+    assert_eq!(r1["stream"]["reply_tokens"], Value::Null);
+    let r2 = &v["rounds"][1];
+    assert_eq!(r2["stream"]["dropped"], false);
+    assert_eq!(r2["stream"]["reply_tokens"], 4);
+    assert_eq!(r2["total_tokens"], 104);
+    let conn = fake.wait_done(0, Duration::from_secs(3));
+    assert!(!conn.finished && conn.closed_by_client.is_some(), "the server saw the drop: {conn:?}");
+    assert_eq!(fake.seen()[1].body["stream"], true);
+    assert_eq!(fake.seen()[1].messages()[2], json!({"role": "assistant", "content": first}));
+}
+
+#[test]
+fn ask_stream_says_on_stderr_where_a_round_was_dropped() {
+    let (slow, _) = slow_refused_stream();
+    let fake = SseFake::start(vec![slow, SseStep::reply(CLEAN_PLATE, 2)]);
+    let out = ask_stream(&small_plate_file(80), &fake.base_url, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("round 1: refused"), "{err}");
+    assert!(err.contains("(1 deltas), request dropped"), "{err}");
+    assert!(err.contains("round 2: accepted"), "{err}");
+    assert!(err.contains("streamed 71 bytes (2 tokens)"), "{err}");
+}
+
+#[test]
+fn ask_stream_a_malformed_stream_is_refused_with_its_code_and_exit_1() {
+    for (events, code) in [
+        (vec![sse_delta(CLEAN_PLATE)], "stream_incomplete"),
+        (vec!["data: {not json}\n\n".to_owned()], "stream_malformed"),
+        (vec![sse_data(&json!({"error": {"message": "boom"}}))], "stream_error"),
+    ] {
+        let fake = SseFake::start(vec![SseStep::events(events)]);
+        let out = ask_stream(PLATE, &fake.base_url, &["--json", "--rounds", "1"]);
+        assert_eq!(out.status.code(), Some(1), "{code}: {}", text(&out.stderr));
+        let v = json_out(&out);
+        assert_eq!(v["outcome"], "refused");
+        assert_eq!(v["value"], Value::Null);
+        assert_eq!(v["problems"][0]["code"], code);
+        assert_eq!(v["problems"][0]["class"], "no_answer");
+    }
 }

@@ -14,12 +14,13 @@ use vouch::{Contract, Provider, Verdict};
 
 use crate::completion::{self, Judged};
 use crate::config::{Config, Mode};
-use crate::http::{show_duration, Request, Retry};
+use crate::http::{show_duration, Failure, Request, Retry};
 use crate::message::{Content, Message, Role};
 use crate::outcome::{Answer, Outcome, Round, RoundVerdict, Usage};
 use crate::problem::{AskProblem, UpstreamCode, UpstreamProblem};
 use crate::reask::reask_text;
 use crate::scrub::{excerpt, shown_url, Scrubber};
+use crate::streaming::{self, End};
 
 /// Why an [`Asker`] could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -455,28 +456,45 @@ impl Asker {
             scrub: &self.scrub,
         };
         let sent = Instant::now();
-        let response = request.send().await;
-        let latency = sent.elapsed();
         let mut round = Round {
             index,
             waited,
-            latency,
-            http_status: response.status,
+            latency: Duration::ZERO,
+            http_status: None,
             usage: None,
             finish_reason: None,
             reply: None,
             verdict: RoundVerdict::Refused(Vec::new()),
+            stream: None,
         };
+        let response = if self.config.stream {
+            match request.open().await {
+                Ok(opened) if !is_json(&opened.response) => {
+                    round.http_status = Some(opened.status);
+                    let end = streaming::read(&request, opened, &self.contract, &self.scrub).await;
+                    round.latency = sent.elapsed();
+                    round.stream = Some(end.stats);
+                    round.usage = end.usage;
+                    round.finish_reason = end.finish_reason.as_deref().map(|f| excerpt(&self.scrub.scrub(f), 40));
+                    round.reply = end.content.as_deref().map(|c| self.scrub.scrub(c));
+                    return match end.end {
+                        End::Judged(j) => judged(round, j),
+                        End::Failed(failure) => failed(round, failure),
+                    };
+                }
+                // A server that answers `stream: true` with a whole completion
+                // (application/json) is read as one.
+                Ok(opened) => request.read_whole(opened).await,
+                Err(response) => response,
+            }
+        } else {
+            request.send().await
+        };
+        round.latency = sent.elapsed();
+        round.http_status = response.status;
         let body = match response.body {
             Ok(b) => b,
-            Err(failure) => {
-                round.verdict = RoundVerdict::Refused(vec![failure.problem.into()]);
-                let next = match failure.retry {
-                    Retry::No => Next::Stop,
-                    Retry::Yes(after) => Next::Repeat(after),
-                };
-                return (round, next);
-            }
+            Err(failure) => return failed(round, failure),
         };
         let completion = match completion::parse(&body, &self.scrub) {
             Ok(c) => c,
@@ -491,16 +509,7 @@ impl Asker {
         round.finish_reason = completion.finish_reason.as_deref().map(|f| excerpt(&self.scrub.scrub(f), 40));
         // Kept for diagnostics, scrubbed like everything else taken from the upstream.
         round.reply = completion.content.as_deref().map(|c| self.scrub.scrub(c));
-        match completion::judge(completion, &self.contract, &self.scrub) {
-            Judged::Accepted(a) => {
-                round.verdict = RoundVerdict::Accepted(a.clone());
-                (round, Next::Done(a))
-            }
-            Judged::Refused { problems, reply } => {
-                round.verdict = RoundVerdict::Refused(problems);
-                (round, Next::Reask(reply))
-            }
-        }
+        judged(round, completion::judge(completion, &self.contract, &self.scrub))
     }
 
     fn request_body(&self, conversation: &[Message]) -> Value {
@@ -517,6 +526,10 @@ impl Asker {
         }
         if let Some(m) = self.config.max_tokens {
             body.insert("max_tokens".into(), Value::from(m));
+        }
+        if self.config.stream {
+            body.insert("stream".into(), Value::Bool(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Value::Object(body)
     }
@@ -554,6 +567,39 @@ impl Asker {
             }
         }
     }
+}
+
+/// A round's judgement, and what to do next.
+fn judged(mut round: Round, judged: Judged) -> (Round, Next) {
+    match judged {
+        Judged::Accepted(a) => {
+            round.verdict = RoundVerdict::Accepted(a.clone());
+            (round, Next::Done(a))
+        }
+        Judged::Refused { problems, reply } => {
+            round.verdict = RoundVerdict::Refused(problems);
+            (round, Next::Reask(reply))
+        }
+    }
+}
+
+/// A request that brought no reply, and what to do next.
+fn failed(mut round: Round, failure: Failure) -> (Round, Next) {
+    round.verdict = RoundVerdict::Refused(vec![failure.problem.into()]);
+    let next = match failure.retry {
+        Retry::No => Next::Stop,
+        Retry::Yes(after) => Next::Repeat(after),
+    };
+    (round, next)
+}
+
+/// A response that says it is one JSON document (not `text/event-stream`).
+fn is_json(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("application/json"))
 }
 
 /// A random duration in `[0, max]`.
@@ -595,6 +641,9 @@ fn record(span: &tracing::Span, round: &Round) {
         completion_tokens = usage.completion_tokens,
         total_tokens = usage.spent(),
         finish_reason = round.finish_reason.as_deref(),
+        stream_bytes = round.stream.map(|s| s.bytes),
+        decided_at_bytes = round.stream.and_then(|s| s.decided_at_bytes),
+        dropped = round.stream.map(|s| s.dropped),
         outcome = round.outcome(),
         problems = ?codes,
         "round finished"

@@ -153,7 +153,7 @@ pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, Upstrea
 /// Where in `value` (at JSON Pointer `at`) a decoded string or key holds a
 /// secret: the pointer of the string, or "a property name in …" (the name
 /// itself is never part of the answer).
-fn secret_place(value: &Value, at: &str, scrub: &Scrubber) -> Option<String> {
+pub(crate) fn secret_place(value: &Value, at: &str, scrub: &Scrubber) -> Option<String> {
     let shown = |p: &str| if p.is_empty() { "(root)".to_owned() } else { excerpt(&scrub.scrub(p), 120) };
     match value {
         Value::String(s) => scrub.holds_secret(s.as_bytes()).then(|| shown(at)),
@@ -166,6 +166,20 @@ fn secret_place(value: &Value, at: &str, scrub: &Scrubber) -> Option<String> {
         }),
         _ => None,
     }
+}
+
+/// The refusal of a reply that holds the API key (`place` says where).
+pub(crate) fn secret_refused(place: &str) -> Judged {
+    // The reply is not put back in the conversation: the upstream has
+    // the key already, but a reply that echoes it is kept nowhere (not
+    // in the conversation, a round's `reply` or a problem), so nothing
+    // vouch holds can print it; and re-sending it would invite the
+    // model to echo it again. The next round asks afresh, told why.
+    let sentence = format!(
+        "the reply holds the API key (in {place}), so it is refused and not shown; \
+         an upstream that echoes the Authorization header is misconfigured or hostile"
+    );
+    refused(UpstreamProblem::new(UpstreamCode::SecretInReply, "a reply without the API key", REDACTED, &sentence), None)
 }
 
 /// What a round's completion comes to.
@@ -185,31 +199,39 @@ fn refused(problem: UpstreamProblem, reply: Option<String>) -> Judged {
 /// Judge a completion: every way of not answering is refused before the
 /// contract sees the content, and then the contract judges it.
 pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Judged {
+    match screen(c, scrub) {
+        Err(judged) => judged,
+        Ok(content) => by_contract(contract.check(content.as_bytes()), content),
+    }
+}
+
+/// The contract's verdict on `content`, as a round's judgement.
+pub(crate) fn by_contract(verdict: Verdict, content: String) -> Judged {
+    match verdict {
+        Verdict::Accepted(a) => Judged::Accepted(a),
+        Verdict::Refused(r) => Judged::Refused {
+            problems: r.problems.into_iter().map(AskProblem::Contract).collect(),
+            reply: Some(content),
+        },
+    }
+}
+
+/// Every way of not answering, before the contract sees the content: the
+/// refusal (`Err`), or the content for the contract to judge (`Ok`).
+pub(crate) fn screen(c: Completion, scrub: &Scrubber) -> Result<String, Judged> {
     let shown = |t: &str, n: usize| excerpt(&scrub.scrub(t), n);
     if let Some(place) = &c.secret {
-        // The reply is not put back in the conversation: the upstream has
-        // the key already, but a reply that echoes it is kept nowhere (not
-        // in the conversation, a round's `reply` or a problem), so nothing
-        // vouch holds can print it; and re-sending it would invite the
-        // model to echo it again. The next round asks afresh, told why.
-        let sentence = format!(
-            "the reply holds the API key (in {place}), so it is refused and not shown; \
-             an upstream that echoes the Authorization header is misconfigured or hostile"
-        );
-        return refused(
-            UpstreamProblem::new(UpstreamCode::SecretInReply, "a reply without the API key", REDACTED, &sentence),
-            None,
-        );
+        return Err(secret_refused(place));
     }
     let content = c.content.filter(|t| !t.trim().is_empty());
     let finish = c.finish_reason.as_deref();
     if let Some(refusal) = &c.refusal {
         let got = shown(refusal, EXCERPT);
         let sentence = format!("the model refused to answer: {got}");
-        return refused(UpstreamProblem::new(UpstreamCode::ModelRefused, "an answer", got, &sentence), None);
+        return Err(refused(UpstreamProblem::new(UpstreamCode::ModelRefused, "an answer", got, &sentence), None));
     }
     if finish == Some("content_filter") {
-        return refused(
+        return Err(refused(
             UpstreamProblem::new(
                 UpstreamCode::ContentFiltered,
                 "a reply",
@@ -217,7 +239,7 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
                 "the provider's content filter withheld the reply (finish_reason \"content_filter\")",
             ),
             None,
-        );
+        ));
     }
     if let Some(names) = &c.tool_calls {
         let named: Vec<&str> = names.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
@@ -226,7 +248,7 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
         } else {
             format!("tool_calls: {}", shown(&named.join(", "), REPLY_EXCERPT))
         };
-        return refused(
+        return Err(refused(
             UpstreamProblem::new(
                 UpstreamCode::ToolCallsInstead,
                 "a reply in the message content",
@@ -234,7 +256,7 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
                 "the model called a tool instead of replying with content",
             ),
             None,
-        );
+        ));
     }
     let reasoning_tokens = c.usage.as_ref().and_then(|u| u.reasoning_tokens).unwrap_or(0);
     let Some(content) = content else {
@@ -247,13 +269,13 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
                 "the model spent its budget before answering: no content, only reasoning (finish_reason {})",
                 finish.map_or_else(|| "null".to_owned(), |f| format!("{f:?}"))
             );
-            return refused(
+            return Err(refused(
                 UpstreamProblem::new(UpstreamCode::ReasoningExhausted, "a reply after the reasoning", got, &sentence),
                 None,
-            );
+            ));
         }
         if finish == Some("length") {
-            return refused(
+            return Err(refused(
                 UpstreamProblem::new(
                     UpstreamCode::CutOff,
                     "a complete reply",
@@ -261,9 +283,9 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
                     "the reply was cut off at the token limit before any content (finish_reason \"length\")",
                 ),
                 None,
-            );
+            ));
         }
-        return refused(
+        return Err(refused(
             UpstreamProblem::new(
                 UpstreamCode::EmptyContent,
                 "a reply",
@@ -271,10 +293,10 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
                 "the model's reply is empty (content null or blank)",
             ),
             None,
-        );
+        ));
     };
     if finish == Some("length") {
-        return refused(
+        return Err(refused(
             UpstreamProblem::new(
                 UpstreamCode::CutOff,
                 "a complete reply",
@@ -282,13 +304,7 @@ pub(crate) fn judge(c: Completion, contract: &Contract, scrub: &Scrubber) -> Jud
                 "the reply was cut off at the token limit (finish_reason \"length\"); it is refused even if it looks complete",
             ),
             Some(content),
-        );
+        ));
     }
-    match contract.check(content.as_bytes()) {
-        Verdict::Accepted(a) => Judged::Accepted(a),
-        Verdict::Refused(r) => Judged::Refused {
-            problems: r.problems.into_iter().map(AskProblem::Contract).collect(),
-            reply: Some(content),
-        },
-    }
+    Ok(content)
 }

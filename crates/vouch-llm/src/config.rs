@@ -177,11 +177,18 @@ pub struct Config {
     pub timeouts: Timeouts,
     /// Waits before repeating a failed request.
     pub backoff: Backoff,
+    /// Stream each reply (`stream: true`, with `stream_options:
+    /// {"include_usage": true}`): the reply is checked as it arrives
+    /// ([`vouch::StreamCheck`]), and the request is dropped, closing the
+    /// connection, as soon as no ending of it can be accepted; the next
+    /// round asks again, told why. The verdict on a reply read to its end
+    /// is [`vouch::Contract::check`]'s, byte for byte.
+    pub stream: bool,
 }
 
 impl Config {
     /// A configuration with the defaults: [`Mode::Schema`], 2 rounds, no
-    /// budget, no deadline, no key.
+    /// budget, no deadline, no key, not streamed.
     #[must_use]
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         Self {
@@ -198,6 +205,7 @@ impl Config {
             deadline: None,
             timeouts: Timeouts::default(),
             backoff: Backoff::default(),
+            stream: false,
         }
     }
 }

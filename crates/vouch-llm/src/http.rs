@@ -13,7 +13,7 @@ use crate::problem::{UpstreamCode, UpstreamProblem};
 use crate::scrub::{excerpt, Scrubber};
 
 /// The largest 2xx body read; a larger one is not a completion vouch-llm will read.
-const MAX_BODY: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 32 * 1024 * 1024;
 /// The most of an error body read, for its excerpt.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -82,8 +82,39 @@ pub(crate) fn show_duration(d: Duration) -> String {
     }
 }
 
+/// A 2xx response whose body is still to be read, with the time it must be
+/// read by.
+pub(crate) struct Opened {
+    pub status: u16,
+    pub response: reqwest::Response,
+    /// When the request's time is up: the total timeout or the deadline.
+    pub end: Instant,
+    /// Whether `end` is the deadline (then running out of time is `deadline`).
+    pub by_deadline: bool,
+}
+
 impl Request<'_> {
+    /// Send the request, and read the whole 2xx body (at most 32 MiB).
     pub(crate) async fn send(&self) -> Response {
+        match self.open().await {
+            Ok(opened) => self.read_whole(opened).await,
+            Err(failed) => failed,
+        }
+    }
+
+    /// Read the whole 2xx body of an opened response (at most 32 MiB).
+    pub(crate) async fn read_whole(&self, opened: Opened) -> Response {
+        let code = Some(opened.status);
+        match read_body(opened.response, opened.end, MAX_BODY).await {
+            Ok(body) => Response { status: code, body: Ok(body) },
+            Err(e) => failed(code, self.read_failure(e, opened.by_deadline)),
+        }
+    }
+
+    /// Send the request and wait for the response head (within the
+    /// first-byte timeout). A 2xx response is returned unread; any other is
+    /// read (a bounded excerpt of its body) and is the failure.
+    pub(crate) async fn open(&self) -> Result<Opened, Response> {
         let start = Instant::now();
         let total_end = start + self.timeouts.total;
         let (end, by_deadline) = match self.deadline {
@@ -93,47 +124,49 @@ impl Request<'_> {
         let first_byte_end = (start + self.timeouts.first_byte).min(end);
         let sent = self.client.post(self.url.clone()).json(self.body).send();
         let resp = match timeout_at(first_byte_end, sent).await {
-            Err(_) if by_deadline && first_byte_end == end => return failed(None, deadline_problem()),
+            Err(_) if by_deadline && first_byte_end == end => return Err(failed(None, deadline_problem())),
             Err(_) if first_byte_end == end => {
-                return failed(None, timeout_problem("complete response", self.timeouts.total));
+                return Err(failed(None, timeout_problem("complete response", self.timeouts.total)));
             }
-            Err(_) => return failed(None, timeout_problem("response", self.timeouts.first_byte)),
-            Ok(Err(e)) => return failed(None, self.transport(&e)),
+            Err(_) => return Err(failed(None, timeout_problem("response", self.timeouts.first_byte))),
+            Ok(Err(e)) => return Err(failed(None, self.transport(&e))),
             Ok(Ok(r)) => r,
         };
         let status = resp.status();
         let code = Some(status.as_u16());
-        let headers = resp.headers().clone();
-        let limit = if status.is_success() { MAX_BODY } else { MAX_ERROR_BODY };
-        let body = match read_body(resp, end, limit).await {
-            Ok(b) => b,
-            Err(ReadError::Time) if by_deadline => return failed(code, deadline_problem()),
-            Err(ReadError::Time) => return failed(code, timeout_problem("complete response", self.timeouts.total)),
-            Err(ReadError::Transport(e)) => return failed(code, self.transport(&e)),
-            Err(ReadError::TooLarge) if status.is_success() => {
-                return failed(
-                    code,
-                    Failure {
-                        problem: UpstreamProblem::new(
-                            UpstreamCode::NotACompletion,
-                            "a chat completion (JSON with choices[0].message)",
-                            format!("more than {MAX_BODY} bytes"),
-                            &format!("not a chat completion: the body is larger than {MAX_BODY} bytes"),
-                        ),
-                        retry: Retry::No,
-                    },
-                );
-            }
-            Err(ReadError::TooLarge) => Vec::new(),
-        };
         if status.is_success() {
-            return Response { status: code, body: Ok(body) };
+            return Ok(Opened { status: status.as_u16(), response: resp, end, by_deadline });
         }
-        failed(code, self.status_failure(status, &headers, &body))
+        let headers = resp.headers().clone();
+        let body = match read_body(resp, end, MAX_ERROR_BODY).await {
+            Ok(b) => b,
+            Err(ReadError::TooLarge) => Vec::new(),
+            Err(e) => return Err(failed(code, self.read_failure(e, by_deadline))),
+        };
+        Err(failed(code, self.status_failure(status, &headers, &body)))
+    }
+
+    /// A 2xx body that could not be read: out of time, the connection broke,
+    /// or larger than 32 MiB.
+    pub(crate) fn read_failure(&self, e: ReadError, by_deadline: bool) -> Failure {
+        match e {
+            ReadError::Time if by_deadline => deadline_problem(),
+            ReadError::Time => timeout_problem("complete response", self.timeouts.total),
+            ReadError::Transport(e) => self.transport(&e),
+            ReadError::TooLarge => Failure {
+                problem: UpstreamProblem::new(
+                    UpstreamCode::NotACompletion,
+                    "a chat completion (JSON with choices[0].message)",
+                    format!("more than {MAX_BODY} bytes"),
+                    &format!("not a chat completion: the body is larger than {MAX_BODY} bytes"),
+                ),
+                retry: Retry::No,
+            },
+        }
     }
 
     /// A failure of the connection itself.
-    fn transport(&self, e: &reqwest::Error) -> Failure {
+    pub(crate) fn transport(&self, e: &reqwest::Error) -> Failure {
         let detail = excerpt(&self.scrub.scrub(&innermost(e)), EXCERPT);
         if e.is_timeout() {
             let what = if e.is_connect() { "connection" } else { "response" };
@@ -203,13 +236,17 @@ impl Request<'_> {
     }
 }
 
-fn failed(status: Option<u16>, failure: Failure) -> Response {
+pub(crate) fn failed(status: Option<u16>, failure: Failure) -> Response {
     Response { status, body: Err(failure) }
 }
 
-enum ReadError {
+/// Why a body was not read.
+pub(crate) enum ReadError {
+    /// Out of time.
     Time,
+    /// The connection broke.
     Transport(reqwest::Error),
+    /// Larger than the limit.
     TooLarge,
 }
 
@@ -237,7 +274,7 @@ async fn read_body(mut resp: reqwest::Response, end: Instant, limit: usize) -> R
 
 /// The innermost cause of a transport error (`Connection refused (os error
 /// 111)`), never the URL.
-fn innermost(e: &reqwest::Error) -> String {
+pub(crate) fn innermost(e: &reqwest::Error) -> String {
     let mut cause: &dyn std::error::Error = e;
     while let Some(next) = cause.source() {
         cause = next;

@@ -15,6 +15,11 @@
 //! limit (even one that looks complete), a refusal, a content filter, a
 //! tool call where content was expected, a reply that holds the API key.
 //!
+//! Streamed ([`Config::stream`]), each reply is checked while it arrives
+//! ([`vouch::StreamCheck`]) and its request dropped as soon as no ending of
+//! it can be accepted; a broken stream is refused with its own code
+//! (`stream_malformed`, `stream_incomplete`, `stream_error`).
+//!
 //! No secret leaves it: every text built from an upstream answer is
 //! scrubbed, and [`Scrubber`] / [`ScrubbingWriter`] scrub every byte a
 //! program writes (the `vouch` command writes all its output through one).
@@ -31,11 +36,13 @@ mod outcome;
 mod problem;
 mod reask;
 mod scrub;
+mod sse;
+mod streaming;
 
 pub use asker::{Asker, RoundHook, SetupError};
 pub use config::{ApiKey, Backoff, Config, Headers, Mode, Timeouts, OPENAI_BASE_URL};
 pub use message::{mime_type, Content, ImageError, ImageUrl, Message, Part, Role};
-pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Usage};
+pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Streamed, Usage};
 pub use problem::{class_of, AskProblem, UpstreamCode, UpstreamProblem};
 pub use reask::{reask_text, REPLY_ONLY};
 pub use scrub::{Scrubber, ScrubbingWriter, REDACTED};

@@ -41,6 +41,55 @@ impl Usage {
     }
 }
 
+/// How a streamed round went (`stream: true`): how much of the reply came,
+/// and where the refusal became certain if the streaming check refused it
+/// before it ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Streamed {
+    /// Bytes of content received (every one fed to the contract's streaming check).
+    pub bytes: usize,
+    /// Content deltas received (most servers send one a token).
+    pub deltas: u64,
+    /// Completion tokens received: as the last usage event told, else the
+    /// content deltas counted (see [`Streamed::tokens_from_usage`]).
+    pub tokens: u64,
+    /// Whether [`Streamed::tokens`] (and `decided_at_tokens`) come from a
+    /// usage event rather than from counting content deltas.
+    pub tokens_from_usage: bool,
+    /// The content bytes received when the refusal became certain
+    /// ([`vouch::StreamCheck::decided_at`]), when the streaming check
+    /// refused the reply before the stream ended.
+    pub decided_at_bytes: Option<usize>,
+    /// The tokens received then, counted as [`Streamed::tokens`].
+    pub decided_at_tokens: Option<u64>,
+    /// True when vouch dropped the request before the stream ended, closing
+    /// the connection: the upstream stops generating (and billing) there.
+    pub dropped: bool,
+    /// The completion tokens of the whole reply, as the final usage event
+    /// told; `None` when the request was dropped or no usage came.
+    pub reply_tokens: Option<u64>,
+}
+
+impl Streamed {
+    /// The JSON of [`Round::to_json`]'s `stream`: `bytes_received`,
+    /// `deltas_received`, `tokens_received`, `tokens_from` (`"usage"` or
+    /// `"deltas"`), `decided_at_bytes`, `decided_at_tokens`, `dropped`,
+    /// `reply_tokens`.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        json!({
+            "bytes_received": self.bytes,
+            "deltas_received": self.deltas,
+            "tokens_received": self.tokens,
+            "tokens_from": if self.tokens_from_usage { "usage" } else { "deltas" },
+            "decided_at_bytes": self.decided_at_bytes,
+            "decided_at_tokens": self.decided_at_tokens,
+            "dropped": self.dropped,
+            "reply_tokens": self.reply_tokens,
+        })
+    }
+}
+
 /// How a round ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RoundVerdict {
@@ -69,6 +118,9 @@ pub struct Round {
     pub reply: Option<String>,
     /// The round's verdict.
     pub verdict: RoundVerdict,
+    /// How the reply streamed, for a streamed round ([`crate::Config::stream`]);
+    /// `None` for a round read whole.
+    pub stream: Option<Streamed>,
 }
 
 impl Round {
@@ -92,7 +144,8 @@ impl Round {
 
     /// The round as JSON: `round`, `waited_ms`, `latency_ms`, `http_status`,
     /// `prompt_tokens`, `completion_tokens`, `total_tokens`, `finish_reason`,
-    /// `outcome`, `pass`, `findings`, `problems`.
+    /// `outcome`, `pass`, `findings`, `problems`, and `stream` (`null`, or
+    /// [`Streamed::to_json`] for a streamed round).
     #[must_use]
     pub fn to_json(&self) -> Value {
         let usage = self.usage.unwrap_or_default();
@@ -113,6 +166,7 @@ impl Round {
             "pass": pass,
             "findings": findings,
             "problems": self.problems(),
+            "stream": self.stream.as_ref().map(Streamed::to_json),
         })
     }
 }

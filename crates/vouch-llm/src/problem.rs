@@ -24,6 +24,17 @@ pub enum UpstreamCode {
     RateLimited,
     /// A 2xx body that is not a chat completion.
     NotACompletion,
+    /// A streamed reply (`stream: true`) with a broken event: a line that is
+    /// not a Server-Sent Events field, an event whose data is not UTF-8, not
+    /// strict JSON (a repeated key included) or not a chat completion chunk,
+    /// an event larger than the bound, or a stream larger than the bound.
+    StreamMalformed,
+    /// A streamed reply that ended (or broke off) with neither the `[DONE]`
+    /// terminator nor a `finish_reason`: the reply may be missing its end.
+    StreamIncomplete,
+    /// A streamed reply that carried an error event (`{"error": …}` in a
+    /// `data:` line, or an `event: error`).
+    StreamError,
     /// The completion's content is null or empty.
     EmptyContent,
     /// No content, but reasoning: the model spent its budget before answering.
@@ -51,12 +62,15 @@ pub enum UpstreamCode {
 
 impl UpstreamCode {
     /// Every code, in documentation order.
-    pub const ALL: [UpstreamCode; 15] = [
+    pub const ALL: [UpstreamCode; 18] = [
         Self::UpstreamUnreachable,
         Self::UpstreamTimeout,
         Self::UpstreamStatus,
         Self::RateLimited,
         Self::NotACompletion,
+        Self::StreamMalformed,
+        Self::StreamIncomplete,
+        Self::StreamError,
         Self::EmptyContent,
         Self::ReasoningExhausted,
         Self::CutOff,
@@ -78,6 +92,9 @@ impl UpstreamCode {
             Self::UpstreamStatus => "upstream_status",
             Self::RateLimited => "rate_limited",
             Self::NotACompletion => "not_a_completion",
+            Self::StreamMalformed => "stream_malformed",
+            Self::StreamIncomplete => "stream_incomplete",
+            Self::StreamError => "stream_error",
             Self::EmptyContent => "empty_content",
             Self::ReasoningExhausted => "reasoning_exhausted",
             Self::CutOff => "cut_off",
