@@ -169,8 +169,10 @@ fn an_over_long_line_is_skipped_and_the_run_goes_on() {
     for i in [0, 2, 5] {
         assert_eq!(got[i]["verdict"]["outcome"], json!("accepted"), "line {}", i + 1);
     }
-    // A line within the limit holding a reply over `max_bytes`: the core's refusal.
-    assert_eq!(got[3]["verdict"]["problems"][0]["code"], json!("too_large"));
+    // A line within the limit holding a reply over `max_bytes`: the core's refusal, after
+    // what was certain within the limit (`x` is no JSON).
+    assert_eq!(got[3]["verdict"]["problems"][0]["code"], json!("not_json"));
+    assert_eq!(got[3]["verdict"]["problems"][1]["code"], json!("too_large"));
     for i in [1, 4, 6] {
         let e = got[i]["input_error"].as_str().unwrap();
         let want = format!(

@@ -114,7 +114,6 @@ fn an_early_refusal_by_size_is_the_refusal_check_gives() {
 }
 
 #[test]
-#[ignore = "needs the streaming engine"]
 fn a_wrong_type_prefix_is_refused_at_the_quote_that_makes_it_a_string() {
     let (child, mut stdin) = spawn(&["check", "--stream", "--json", "-c", PLATE]);
     stdin.write_all(br#"{"productPresent":"no""#).unwrap();

@@ -249,8 +249,8 @@ async fn a_streamed_verdict_is_the_whole_reply_check_for_every_reply_cut_every_w
 }
 
 #[tokio::test]
-async fn a_reply_pending_until_its_end_and_then_refused_is_refused_not_partially_accepted() {
-    // Every prefix of this reply could still be accepted; only its end says no.
+async fn a_reply_pending_until_its_last_byte_and_then_refused_is_refused_not_partially_accepted() {
+    // Every prefix of this reply but the whole could still be accepted: its closing brace says no.
     let reply = r#"{"productPresent":false,"productTextPresent":false}"#;
     let fake = SseFake::start(vec![SseStep::reply(reply, 10)]);
     let o = one_round(&fake.base_url).ask(ask_plate()).await;
@@ -260,7 +260,7 @@ async fn a_reply_pending_until_its_end_and_then_refused_is_refused_not_partially
     assert_eq!(codes, ["missing"]);
     assert_eq!(o.problems[0].path(), "/garbledText");
     let s = o.rounds[0].stream.unwrap();
-    assert!(!s.dropped);
+    assert_eq!(s.decided_at_bytes, Some(reply.len()));
     assert_eq!(s.bytes, reply.len());
 }
 
@@ -436,11 +436,12 @@ async fn finish_reasons_refusals_tool_calls_and_reasoning_are_judged_as_in_a_who
 #[tokio::test]
 async fn a_key_split_across_deltas_is_secret_in_reply_and_kept_nowhere() {
     let (head, tail) = KEY.split_at(10);
+    // The key arrives whole (as an undeclared key, refused at its closing quote) before the stream is dropped.
     let events = vec![
-        sse_delta("{\"productPresent\": \""),
+        sse_delta("{\"productPresent\": false, \""),
         sse_delta(head),
         sse_delta(tail),
-        sse_delta("\"}"),
+        sse_delta("\": true}"),
         sse_data(&chunk(json!({}), Some("stop"))),
         SSE_DONE.into(),
     ];

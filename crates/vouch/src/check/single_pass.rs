@@ -993,7 +993,7 @@ impl<'c> SinglePass<'c> {
 
     /// Whether a failure of node `id` in `slot` refuses the reply whatever follows.
     fn certain(&self, slot: Slot, id: NodeId) -> bool {
-        slot.certain && self.node(id).is_some_and(|n| !n.policy_below)
+        slot.certain && self.node(id).is_some_and(|n| !n.repair_below)
     }
 
     /// A value starting at `pos` with byte `b`.
@@ -1555,7 +1555,7 @@ impl<'c> SinglePass<'c> {
             Some(Frame::Array(a)) => {
                 // Another item must follow a comma: past `maxItems` now.
                 if let Some(max) = a.n.max_items {
-                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.policy_below {
+                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below {
                         let n = a.n;
                         let count = a.index + 1;
                         let problem = self.early_too_many_items(text, n, count, max);
@@ -1690,7 +1690,7 @@ impl<'c> SinglePass<'c> {
         }
         let Some(Frame::Object(o)) = self.stack.last() else { return };
         if found.is_none() && self.member_refused(o) {
-            let refused_outright = !o.strip && o.slot.certain && !o.n.policy_below;
+            let refused_outright = !o.strip && o.slot.certain && !o.n.repair_below;
             if refused_outright {
                 let path = self.path(text);
                 let hazard = o.n.plain_keys && hazardous_key(o.member.key.as_str());

@@ -1262,13 +1262,18 @@ fn types(v: &Value, location: &str) -> Result<Types> {
 fn mark_policy_below(nodes: &mut [Node]) {
     for n in nodes.iter_mut() {
         n.policy_below = n.policy.is_some();
+        n.repair_below = n.policy.as_ref().is_some_and(|p| p.repairs());
     }
     loop {
-        let below: Vec<bool> = nodes.iter().map(|n| n.policy_below).collect();
+        let below: Vec<(bool, bool)> = nodes.iter().map(|n| (n.policy_below, n.repair_below)).collect();
         let mut changed = false;
         for n in nodes.iter_mut() {
-            if !n.policy_below && n.kept().any(|c| below.get(c).copied().unwrap_or(false)) {
+            if !n.policy_below && n.kept().any(|c| below.get(c).is_some_and(|b| b.0)) {
                 n.policy_below = true;
+                changed = true;
+            }
+            if !n.repair_below && n.kept().any(|c| below.get(c).is_some_and(|b| b.1)) {
+                n.repair_below = true;
                 changed = true;
             }
         }

@@ -314,6 +314,10 @@ pub(crate) struct Node {
     /// This node or one the kept value reaches from it has an `x-vouch`
     /// policy: the repair and findings walks skip everything else.
     pub policy_below: bool,
+    /// This node or one the kept value reaches from it declares a repair
+    /// (a rule or a default; findings change nothing): without one, no
+    /// repair changes the value here.
+    pub repair_below: bool,
     /// Every `required` name is a declared property (then fast mode counts them).
     pub required_all_declared: bool,
     pub required: Vec<String>,
