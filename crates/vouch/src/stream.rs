@@ -230,7 +230,13 @@ impl<'c> StreamCheck<'c> {
             raw.extend_from_slice(&self.tail);
             self.contract.check_full_path(&raw)
         } else {
-            let outcome = self.pass.finish(&self.text);
+            // A pass that stopped early worded its problem on the text it had:
+            // the whole reply is read once more for the verdict check gives.
+            let outcome = if decided.is_some() {
+                self.contract.single_pass(false).finish(&self.text)
+            } else {
+                self.pass.finish(&self.text)
+            };
             return self.contract.verdict_of(&self.text, outcome, decided);
         };
         match decided {

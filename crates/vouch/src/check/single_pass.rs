@@ -421,6 +421,9 @@ enum Escape {
     Backslash,
     /// Inside `\uXXXX`, this many hex digits to go.
     Hex(u8),
+    /// After a high surrogate's escape: its low half's backslash, then its `u`.
+    LowBackslash,
+    LowU,
 }
 
 /// What a string's prefix already decides: a `maxLength` passed, or no
@@ -533,9 +536,6 @@ impl<'c> StringScan<'c> {
                         }
                         _ => return Scanned::Bad,
                     };
-                    if self.high.is_some() {
-                        return Scanned::Bad;
-                    }
                     self.pos += 1;
                     self.state = Escape::Plain;
                     if let Some(w) = &mut self.watch {
@@ -544,6 +544,15 @@ impl<'c> StringScan<'c> {
                             return Scanned::Watched;
                         }
                     }
+                }
+                Escape::LowBackslash | Escape::LowU => {
+                    let expected = if self.state == Escape::LowBackslash { b'\\' } else { b'u' };
+                    if b != expected {
+                        return Scanned::Bad;
+                    }
+                    self.pos += 1;
+                    self.state = if self.state == Escape::LowBackslash { Escape::LowU } else { Escape::Hex(4) };
+                    self.hex = 0;
                 }
                 Escape::Hex(left) => {
                     let Some(d) = char::from(b).to_digit(16) else { return Scanned::Bad };
@@ -561,13 +570,9 @@ impl<'c> StringScan<'c> {
                         }
                         Some(_) => return Scanned::Bad,
                         None if (0xD800..0xDC00).contains(&unit) => {
-                            self.high = Some(unit);
                             // The low half must follow at once.
-                            match bytes.get(self.pos..self.pos + 2) {
-                                Some(b"\\u") | None => {}
-                                Some(rest) if rest.first() == Some(&b'\\') => {}
-                                Some(_) => return Scanned::Bad,
-                            }
+                            self.high = Some(unit);
+                            self.state = Escape::LowBackslash;
                             continue;
                         }
                         None => char::from_u32(unit),
@@ -583,9 +588,6 @@ impl<'c> StringScan<'c> {
                         (None, _) => return Scanned::Bad,
                     }
                 }
-            }
-            if self.high.is_some() && self.state == Escape::Plain && bytes.get(self.pos).is_some_and(|&b| b != b'\\') {
-                return Scanned::Bad;
             }
         }
         Scanned::Open
