@@ -129,8 +129,8 @@ fn corpus_table(iterations: usize) -> Option<()> {
                         if streamed != whole {
                             if mismatches == 0 {
                                 eprintln!(
-                                    "mismatch ({name}): {}\n  check:  {}\n  stream: {}",
-                                    String::from_utf8_lossy(raw),
+                                    "mismatch ({name}): {:?}…\n  check:  {}\n  stream: {}",
+                                    String::from_utf8_lossy(raw).chars().take(80).collect::<String>(),
                                     whole.to_json(),
                                     streamed.to_json()
                                 );
