@@ -105,8 +105,14 @@ impl<'c> StreamCheck<'c> {
             self.pass.feed(&self.text);
             if self.pass.refusal().is_some() {
                 // The byte that decided it, and its problems as of that byte:
-                // the same however the reply was cut into pieces.
-                self.refusal = self.contract.decided(&self.text, self.pending_at);
+                // the same however the reply was cut into pieces. When one
+                // character came since the stream was last pending, it decided
+                // it, with the pass's problems (what the search below would
+                // find, after two more passes over the reply).
+                let one_char = self.text.get(self.pending_at..).is_some_and(|s| s.chars().nth(1).is_none());
+                if !one_char {
+                    self.refusal = self.contract.decided(&self.text, self.pending_at);
+                }
                 if self.refusal.is_none() {
                     let problems = self.pass.refusal().map(<[Problem]>::to_vec).unwrap_or_default();
                     self.refusal = Some((self.text.len(), problems));
