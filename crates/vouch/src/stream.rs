@@ -78,7 +78,8 @@ impl<'c> StreamCheck<'c> {
         Self {
             contract,
             pass: contract.single_pass(true),
-            text: String::new(),
+            // Most replies are a few hundred bytes: grow once or twice, not eight times.
+            text: String::with_capacity(512),
             tail: Vec::new(),
             received: 0,
             pending_at: 0,
@@ -91,6 +92,24 @@ impl<'c> StreamCheck<'c> {
     /// Feed the next piece of the reply; what is known after it.
     pub fn feed(&mut self, piece: impl AsRef<[u8]>) -> Progress {
         let piece = piece.as_ref();
+        // One ASCII byte that only extends an open string or number, or is
+        // white space where the pass waits, is taken on the spot (a model
+        // streams a token or a byte at a time: this is the common case).
+        if let [b] = piece {
+            if *b < 0x80
+                && self.tail.is_empty()
+                && self.refusal.is_none()
+                && self.received < self.contract.limits().max_bytes
+            {
+                self.received += 1;
+                self.text.push(char::from(*b));
+                if self.pass.extends(&self.text, *b) && self.pass.refusal().is_none() {
+                    self.pending_at = self.text.len();
+                    return Progress::Pending;
+                }
+                return self.judge();
+            }
+        }
         let before = self.received;
         self.received = self.received.saturating_add(piece.len());
         if self.too_large || self.not_utf8.is_some() {
@@ -101,6 +120,12 @@ impl<'c> StreamCheck<'c> {
         let room = max.saturating_sub(before);
         let kept = piece.get(..room.min(piece.len())).unwrap_or_default();
         self.take(kept);
+        self.judge()
+    }
+
+    /// Read on through what has come, and say what is known.
+    fn judge(&mut self) -> Progress {
+        let max = self.contract.limits().max_bytes;
         if self.refusal.is_none() {
             self.pass.feed(&self.text);
             if self.pass.refusal().is_some() {
@@ -137,6 +162,12 @@ impl<'c> StreamCheck<'c> {
 
     /// Append bytes to the text, keeping a character cut in two for later.
     fn take(&mut self, bytes: &[u8]) {
+        if let ([b], true) = (bytes, self.tail.is_empty()) {
+            if b.is_ascii() {
+                self.text.push(char::from(*b));
+                return;
+            }
+        }
         let mut joined;
         let bytes = if self.tail.is_empty() {
             bytes

@@ -397,8 +397,8 @@ enum Token<'c> {
     Str { start: usize, scan: StringScan<'c> },
     /// A number from `start`, scanned up to `scan.pos`.
     Number { start: usize, scan: NumberScan },
-    /// `true`, `false` or `null` from `start`.
-    Literal { start: usize },
+    /// `true`, `false` or `null` from `start` (its first letter `first`).
+    Literal { start: usize, first: u8 },
 }
 
 /// Scanning a string for its closing quote across pieces: never reads a
@@ -412,6 +412,8 @@ struct StringScan<'c> {
     hex: u32,
     /// A high surrogate waiting for its low half.
     high: Option<u32>,
+    /// A backslash was met: the content is not the text as it stands.
+    escaped: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -431,36 +433,55 @@ enum Escape {
 struct Watch<'c> {
     max_chars: Option<u64>,
     chars: u64,
-    /// The string members a value can still become (`enum` or `const`).
-    members: Option<Vec<&'c str>>,
-    content: String,
+    /// The `enum` or `const` values, and which of them (by position; strings
+    /// only, at most 64) the content so far is a prefix of.
+    choices: Option<&'c [Value]>,
+    members: u64,
+    /// Bytes of content matched against them.
+    matched: usize,
 }
 
 impl<'c> Watch<'c> {
     fn of(n: &'c Node) -> Option<Self> {
         let choices = n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref));
-        let members: Option<Vec<&'c str>> = choices.map(|c| c.iter().filter_map(Value::as_str).collect());
+        // Past 64 values the prefix is not watched (the whole string decides).
+        let choices = choices.filter(|c| c.len() <= 64);
+        let members = choices
+            .map_or(0, |c| c.iter().enumerate().filter(|(_, v)| v.is_string()).fold(0u64, |m, (i, _)| m | (1 << i)));
         // A node with enum or const reports only that failure: its length is not a problem of its own.
-        let max_chars = if members.is_some() { None } else { n.max_length };
-        (members.is_some() || max_chars.is_some()).then(|| Self {
-            max_chars,
-            chars: 0,
-            members,
-            content: String::new(),
-        })
+        let max_chars = if n.enumeration.is_some() || n.constant.is_some() { None } else { n.max_length };
+        (choices.is_some() || max_chars.is_some()).then_some(Self { max_chars, chars: 0, choices, members, matched: 0 })
+    }
+
+    /// Keep the members whose next byte is `b`; false when none is.
+    #[inline]
+    fn push_byte(&mut self, b: u8) -> bool {
+        let Some(choices) = self.choices else { return true };
+        let at = self.matched;
+        let mut keep = 0u64;
+        let mut left = self.members;
+        while left != 0 {
+            let i = left.trailing_zeros() as usize;
+            left &= left - 1;
+            if choices.get(i).and_then(Value::as_str).is_some_and(|m| m.as_bytes().get(at) == Some(&b)) {
+                keep |= 1 << i;
+            }
+        }
+        self.members = keep;
+        self.matched += 1;
+        keep != 0
     }
 
     fn push_str(&mut self, s: &str) {
-        if s.is_empty() {
-            return;
-        }
         if self.max_chars.is_some() {
             self.chars = self.chars.saturating_add(s.chars().count() as u64);
         }
-        if let Some(members) = &mut self.members {
-            self.content.push_str(s);
-            let content = &self.content;
-            members.retain(|m| m.starts_with(content.as_str()));
+        if self.choices.is_some() {
+            for &b in s.as_bytes() {
+                if !self.push_byte(b) {
+                    return;
+                }
+            }
         }
     }
 
@@ -471,7 +492,7 @@ impl<'c> Watch<'c> {
 
     /// Whether no completion of the content so far passes.
     fn refused(&self) -> bool {
-        self.members.as_ref().is_some_and(Vec::is_empty) || self.max_chars.is_some_and(|max| self.chars > max)
+        (self.choices.is_some() && self.members == 0) || self.max_chars.is_some_and(|max| self.chars > max)
     }
 }
 
@@ -488,7 +509,7 @@ enum Scanned {
 
 impl<'c> StringScan<'c> {
     fn new(start: usize, watch: Option<Watch<'c>>) -> Self {
-        Self { pos: start + 1, state: Escape::Plain, watch, hex: 0, high: None }
+        Self { pos: start + 1, state: Escape::Plain, watch, hex: 0, high: None, escaped: false }
     }
 
     fn scan(&mut self, text: &str) -> Scanned {
@@ -514,6 +535,7 @@ impl<'c> StringScan<'c> {
                         Some(b'\\') => {
                             self.pos += 1;
                             self.state = Escape::Backslash;
+                            self.escaped = true;
                         }
                         Some(_) => return Scanned::Bad,
                     }
@@ -623,7 +645,7 @@ struct ObjectFrame<'c> {
     /// The member being read.
     member: Member<'c>,
     /// Members read complete and valid, unchanged: (key, value start, value end), for partials.
-    done: Vec<(String, usize, usize)>,
+    done: usize,
 }
 
 /// The member of an object being read.
@@ -667,8 +689,9 @@ struct ArrayFrame<'c> {
     changes: usize,
     doubts: usize,
     value_start: usize,
-    /// The items read complete and valid, unchanged, from the first: (start, end).
-    done: Vec<(usize, usize)>,
+    /// Where its items read complete and valid, unchanged, from the first,
+    /// start in the pass's list of them.
+    done: usize,
     /// Every item so far is in `done`.
     clean: bool,
 }
@@ -742,6 +765,10 @@ pub(crate) struct SinglePass<'c> {
     halt: Option<Halt>,
     /// The root value was read, complete and vouched for: (start, end).
     root_done: Option<(usize, usize)>,
+    /// Members and items read complete and valid, unchanged, in the open
+    /// containers (each frame's from its `done` on): (key, start, end), for
+    /// partials. One list for the reply: no allocation per container.
+    done: Vec<(&'c str, usize, usize)>,
     /// Keep what partial values need.
     partials: bool,
 }
@@ -798,24 +825,32 @@ impl NumberScan {
 
     /// Scan on; true when a byte that cannot continue the number stands at `pos`.
     fn scan(&mut self, bytes: &[u8]) -> bool {
-        use NumberState::*;
         while let Some(&b) = bytes.get(self.pos) {
-            let next = match (self.state, b) {
-                (Start, b'-') => Minus,
-                (Start | Minus, b'0') => Zero,
-                (Start | Minus, b'1'..=b'9') => Int,
-                (Int, b'0'..=b'9') => Int,
-                (Zero | Int, b'.') => Dot,
-                (Dot | Fraction, b'0'..=b'9') => Fraction,
-                (Zero | Int | Fraction, b'e' | b'E') => E,
-                (E, b'+' | b'-') => ExponentSign,
-                (E | ExponentSign | Exponent, b'0'..=b'9') => Exponent,
-                _ => return true,
-            };
+            let Some(next) = self.state.then(b) else { return true };
             self.state = next;
             self.pos += 1;
         }
         false
+    }
+}
+
+impl NumberState {
+    /// The state after byte `b`, if it continues the number.
+    #[inline]
+    fn then(self, b: u8) -> Option<Self> {
+        use NumberState::*;
+        Some(match (self, b) {
+            (Start, b'-') => Minus,
+            (Start | Minus, b'0') => Zero,
+            (Start | Minus, b'1'..=b'9') => Int,
+            (Int, b'0'..=b'9') => Int,
+            (Zero | Int, b'.') => Dot,
+            (Dot | Fraction, b'0'..=b'9') => Fraction,
+            (Zero | Int | Fraction, b'e' | b'E') => E,
+            (E, b'+' | b'-') => ExponentSign,
+            (E | ExponentSign | Exponent, b'0'..=b'9') => Exponent,
+            _ => return None,
+        })
     }
 }
 
@@ -852,6 +887,7 @@ impl<'c> SinglePass<'c> {
             doubts: 0,
             halt: None,
             root_done: None,
+            done: Vec::new(),
             partials,
         }
     }
@@ -1027,7 +1063,7 @@ impl<'c> SinglePass<'c> {
                         return true;
                     }
                     let Some(n) = self.node(id) else { return self.unread_here() };
-                    let first_change = self.changes.len();
+                    let (first_change, done_from) = (self.changes.len(), self.done.len());
                     self.stack.push(Frame::Object(ObjectFrame {
                         id,
                         n,
@@ -1043,7 +1079,7 @@ impl<'c> SinglePass<'c> {
                         next: 0,
                         first_change,
                         member: Member::default(),
-                        done: Vec::new(),
+                        done: done_from,
                     }));
                     self.pos += 1;
                     self.expect = Expect::KeyOrClose;
@@ -1054,6 +1090,7 @@ impl<'c> SinglePass<'c> {
                         return true;
                     }
                     let Some(n) = self.node(id) else { return self.unread_here() };
+                    let done_from = self.done.len();
                     self.stack.push(Frame::Array(ArrayFrame {
                         n,
                         slot,
@@ -1062,7 +1099,7 @@ impl<'c> SinglePass<'c> {
                         changes: 0,
                         doubts: 0,
                         value_start: 0,
-                        done: Vec::new(),
+                        done: done_from,
                         clean: true,
                     }));
                     self.pos += 1;
@@ -1103,17 +1140,20 @@ impl<'c> SinglePass<'c> {
         let start = self.pos;
         let room = self.max_depth.saturating_sub(self.stack.len());
         // Inside a container already read free, its own close settles it all.
+        // (And a container opening near the text's end is not all there:
+        // it streams through free frames without a reading that must fail.)
         let nested = matches!(self.stack.last(), Some(Frame::Free(_)));
+        let near_end = text.len() - start <= 64;
         let mut p = Parser::at(text, start, self.integers);
-        match if nested { Err(cut_off(text)) } else { p.whole(room) } {
-            Ok(v) => {
+        match (!nested && !near_end).then(|| p.whole(room)) {
+            Some(Ok(v)) => {
                 self.pos = p.pos;
                 self.settle(text, slot, &v, false, start);
                 true
             }
             // Cut off, or not strict JSON: read on as it would stream (which
             // stops where the first thing wrong is, a repeated key included).
-            Err(_) => {
+            _ => {
                 if !self.open(text) {
                     return true;
                 }
@@ -1141,6 +1181,13 @@ impl<'c> SinglePass<'c> {
                 let watch = slot.node.filter(|&id| self.certain(slot, id)).and_then(|id| self.watch(id));
                 if watch.is_some() {
                     self.token = Some(Token::Str { start, scan: StringScan::new(start, watch) });
+                    return self.resume_token(text);
+                }
+                // Where the text ends before any quote, the string is cut off: no reader needed.
+                // (Looked for only near the text's end: a whole reply pays nothing.)
+                let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
+                if rest.len() <= 64 && !rest.contains(&b'"') {
+                    self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
                     return self.resume_token(text);
                 }
                 let mut p = Parser::at(text, start, self.integers);
@@ -1184,6 +1231,15 @@ impl<'c> SinglePass<'c> {
     }
 
     fn literal(&mut self, text: &str, slot: Slot, start: usize) -> bool {
+        // A literal's first letters and the text's end: wait for the rest.
+        let rest = text.as_bytes().get(start..).unwrap_or_default();
+        if rest.len() < 5
+            && [&b"true"[..], b"false", b"null"].iter().any(|w| w.len() > rest.len() && w.starts_with(rest))
+        {
+            self.token = Some(Token::Literal { start, first: text.as_bytes().get(start).copied().unwrap_or(b'n') });
+            self.pos = text.len();
+            return false;
+        }
         let mut p = Parser::at(text, start, self.integers);
         match p.scalar_ref() {
             Ok(scalar) => {
@@ -1192,7 +1248,7 @@ impl<'c> SinglePass<'c> {
                 true
             }
             Err(e) if e.code == ProblemCode::Truncated => {
-                self.token = Some(Token::Literal { start });
+                self.token = Some(Token::Literal { start, first: text.as_bytes().get(start).copied().unwrap_or(b'n') });
                 self.pos = text.len();
                 false
             }
@@ -1221,8 +1277,154 @@ impl<'c> SinglePass<'c> {
         }
     }
 
+    /// Whether one more byte `b`, making the text `len` bytes long, only
+    /// extends the open string (plain ASCII, not a quote, backslash or
+    /// control character, within a `maxLength` being watched) or number (a
+    /// digit where digits go on), or is white space where the pass waits:
+    /// then it is taken here, as reading it would, and true.
+    #[inline]
+    pub(crate) fn extends(&mut self, text: &str, b: u8) -> bool {
+        let len = text.len();
+        if self.halt.is_some() || self.pos + 1 != len {
+            return false;
+        }
+        match &mut self.token {
+            // The closing quote of a string with no escape (a watch on it has not refused):
+            // its content is the text between the quotes.
+            Some(Token::Str { start, scan })
+                if b == b'"' && scan.state == Escape::Plain && !scan.escaped && scan.pos + 1 == len =>
+            {
+                let start = *start;
+                self.token = None;
+                self.pos = len;
+                let content = text.get(start + 1..len - 1).unwrap_or_default();
+                match self.expect {
+                    Expect::Value(slot) => self.string_done(text, slot, content, start),
+                    _ => self.key_done(text, content, start),
+                }
+                // What it decided (a refusal included) is the reading's own.
+                return true;
+            }
+            Some(Token::Str { scan, .. }) => {
+                let plain = (0x20..0x80).contains(&b) && b != b'"' && b != b'\\';
+                if !plain || scan.state != Escape::Plain || scan.pos + 1 != len {
+                    return false;
+                }
+                match &mut scan.watch {
+                    None => {}
+                    Some(w) if w.choices.is_none() && w.max_chars.is_some_and(|max| w.chars < max) => w.chars += 1,
+                    // An enum value some member goes on with: keep those members
+                    // (none: the reading refuses it, with its problem).
+                    Some(w) if w.max_chars.is_none() => {
+                        let before = (w.members, w.matched);
+                        if !w.push_byte(b) {
+                            (w.members, w.matched) = before;
+                            return false;
+                        }
+                    }
+                    Some(_) => return false,
+                }
+                scan.pos = len;
+            }
+            Some(Token::Number { scan, .. }) => {
+                let Some(next) = scan.state.then(b) else { return false };
+                if scan.pos + 1 != len {
+                    return false;
+                }
+                scan.state = next;
+                scan.pos = len;
+            }
+            Some(Token::Literal { start, first }) => {
+                // A letter that goes on with the word, short of its end (its end makes the value).
+                let at = len - 1 - *start;
+                let word: &[u8] = match first {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                if word.get(at) != Some(&b) || at + 1 >= word.len() {
+                    return false;
+                }
+            }
+            None if matches!(b, b' ' | b'\t' | b'\n' | b'\r') => {}
+            None if b == b'"' && matches!(self.expect, Expect::Key | Expect::KeyOrClose) => {
+                let start = len - 1;
+                self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
+            }
+            None if b == b'"' => {
+                let Expect::Value(slot) = self.expect else { return false };
+                let id = slot.node.map(|id| self.resolve(id));
+                if id.and_then(|id| self.node(id)).and_then(|n| n.types).is_some_and(|t| !t.contains(Types::STRING)) {
+                    return false;
+                }
+                // As `scalar` opens it: watched where its prefix can decide.
+                let watch =
+                    id.filter(|&id| self.certain(Slot { node: Some(id), ..slot }, id)).and_then(|id| self.watch(id));
+                let start = len - 1;
+                self.token = Some(Token::Str { start, scan: StringScan::new(start, watch) });
+            }
+            None if b == b',' && matches!(self.expect, Expect::AfterMember) => match self.stack.last_mut() {
+                Some(Frame::Object(_)) => self.expect = Expect::Key,
+                Some(Frame::Free(f)) if f.object => {
+                    f.index += 1;
+                    self.expect = Expect::Key;
+                }
+                Some(Frame::Free(f)) => {
+                    f.index += 1;
+                    self.expect = Expect::Value(FREE);
+                }
+                // An item more within `maxItems` (past it, the reading decides).
+                Some(Frame::Array(a)) if a.n.max_items.is_none_or(|max| (a.index as u64) < max) => {
+                    self.pos = len;
+                    self.begin_item();
+                }
+                _ => return false,
+            },
+            None if b == b'-' || b.is_ascii_digit() => {
+                let Expect::Value(slot) = self.expect else { return false };
+                let id = slot.node.map(|id| self.resolve(id));
+                let number = |t: Types| admits_kind(t, Types::NUMBER);
+                if id.and_then(|id| self.node(id)).and_then(|n| n.types).is_some_and(|t| !number(t)) {
+                    return false;
+                }
+                let start = len - 1;
+                let Some(state) = NumberState::Start.then(b) else { return false };
+                self.token = Some(Token::Number { start, scan: NumberScan { pos: len, state } });
+            }
+            None if b == b':' && matches!(self.expect, Expect::Colon) => {
+                if let Some(Frame::Object(o)) = self.stack.last_mut() {
+                    o.member.value_start = len;
+                }
+                self.expect = Expect::Value(self.child_slot());
+            }
+            None => return false,
+        }
+        self.pos = len;
+        true
+    }
+
     /// Take up a token the last piece cut off; false when the text runs out again.
     fn resume_token(&mut self, text: &str) -> bool {
+        // A token still open after this piece is scanned in place: moving it out and back costs more than the scan.
+        let mut scanned = None;
+        match &mut self.token {
+            Some(Token::Str { scan, .. }) => {
+                let s = scan.scan(text);
+                if matches!(s, Scanned::Open) {
+                    self.pos = scan.pos;
+                    return false;
+                }
+                scanned = Some(s);
+            }
+            Some(Token::Number { scan, .. }) => {
+                let ended = scan.scan(text.as_bytes());
+                self.pos = scan.pos;
+                if !ended {
+                    return false;
+                }
+            }
+            _ => {}
+        }
         let slot = match self.expect {
             Expect::Value(slot) => Some(slot),
             _ => None,
@@ -1238,8 +1440,8 @@ impl<'c> SinglePass<'c> {
                 self.number(text, slot.unwrap_or(FREE), start, false);
                 true
             }
-            Some(Token::Literal { start }) => self.literal(text, slot.unwrap_or(FREE), start),
-            Some(Token::Str { start, mut scan }) => match scan.scan(text) {
+            Some(Token::Literal { start, .. }) => self.literal(text, slot.unwrap_or(FREE), start),
+            Some(Token::Str { start, mut scan }) => match scanned.unwrap_or_else(|| scan.scan(text)) {
                 Scanned::Watched => {
                     let problem = self.early_string(text, slot.unwrap_or(FREE), &scan, start);
                     self.refuse(vec![problem]);
@@ -1250,6 +1452,16 @@ impl<'c> SinglePass<'c> {
                     self.token = Some(Token::Str { start, scan });
                     false
                 }
+                Scanned::Closed if !scan.escaped => {
+                    // No escape: the content is the text between the quotes (no second reading).
+                    self.pos = scan.pos;
+                    let content = text.get(start + 1..scan.pos - 1).unwrap_or_default();
+                    match slot {
+                        Some(slot) => self.string_done(text, slot, content, start),
+                        None => self.key_done(text, content, start),
+                    }
+                    true
+                }
                 Scanned::Closed | Scanned::Bad => {
                     let mut p = Parser::at(text, start, self.integers);
                     match p.string_cow() {
@@ -1257,7 +1469,7 @@ impl<'c> SinglePass<'c> {
                             self.pos = p.pos;
                             match slot {
                                 Some(slot) => self.string_done(text, slot, &s, start),
-                                None => self.key_done(text, s.into_owned(), start),
+                                None => self.key_done(text, &s, start),
                             }
                         }
                         Err(e) => self.read_error(text, e),
@@ -1467,7 +1679,7 @@ impl<'c> SinglePass<'c> {
         let path = self.path(text);
         let got = text.get(start..scan.pos).map(excerpt_text).unwrap_or_default();
         match &scan.watch {
-            Some(w) if w.members.is_some() => {
+            Some(w) if w.choices.is_some() => {
                 let n = self.current_node();
                 let choices =
                     n.and_then(|n| n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref)));
@@ -1603,12 +1815,16 @@ impl<'c> SinglePass<'c> {
                 }
             }
         }
+        let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
+        if rest.len() <= 64 && !rest.contains(&b'"') {
+            self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
+            return self.resume_token(text);
+        }
         let mut p = Parser::at(text, start, self.integers);
         match p.string_cow() {
             Ok(key) => {
                 self.pos = p.pos;
-                let key = key.into_owned();
-                self.key_done(text, key, start);
+                self.key_done(text, &key, start);
                 true
             }
             Err(e) if e.code == ProblemCode::Truncated => {
@@ -1628,10 +1844,10 @@ impl<'c> SinglePass<'c> {
     }
 
     /// A key read whole.
-    fn key_done(&mut self, text: &str, key: String, start: usize) {
+    fn key_done(&mut self, text: &str, key: &str, start: usize) {
         if let Some(Frame::Free(f)) = self.stack.last_mut() {
-            let fresh = f.keys.insert(&key);
-            f.key.clone_from(&key);
+            let fresh = f.keys.insert(key);
+            key.clone_into(&mut f.key);
             if !fresh {
                 let e = ReadError {
                     code: ProblemCode::DuplicateKey,
@@ -1645,7 +1861,18 @@ impl<'c> SinglePass<'c> {
             self.expect = Expect::Colon;
             return;
         }
-        self.member_key(text, MemberKey::Read(key), start);
+        // A declared name is kept as the contract's own (no copy).
+        let declared = match self.stack.last() {
+            Some(Frame::Object(o)) => {
+                o.n.property_index.position(key).and_then(|(i, _, _)| o.n.property_index.name_at(i))
+            }
+            _ => None,
+        };
+        let key = match declared {
+            Some(name) => MemberKey::Declared(name),
+            None => MemberKey::Read(key.to_owned()),
+        };
+        self.member_key(text, key, start);
     }
 
     fn duplicate(&mut self, text: &str, e: ReadError) {
@@ -1746,9 +1973,10 @@ impl<'c> SinglePass<'c> {
                 if changes_now > before {
                     let segment = o.member.key.as_str().to_owned();
                     within(&mut self.changes, before, &segment);
-                } else if partials && doubts_now == o.member.doubts && o.member.declared {
-                    let start = o.member.value_start;
-                    o.done.push((o.member.key.as_str().to_owned(), start, pos));
+                } else if partials && doubts_now == o.member.doubts {
+                    if let MemberKey::Declared(name) = o.member.key {
+                        self.done.push((name, o.member.value_start, pos));
+                    }
                 }
             }
             Some(Frame::Array(a)) => {
@@ -1759,7 +1987,7 @@ impl<'c> SinglePass<'c> {
                     within(&mut self.changes, before, &segment);
                 }
                 if partials && a.clean && clean {
-                    a.done.push((a.value_start, pos));
+                    self.done.push(("", a.value_start, pos));
                 } else {
                     a.clean = false;
                 }
@@ -1774,6 +2002,11 @@ impl<'c> SinglePass<'c> {
     /// The container on top closed (its closing bracket just read).
     fn close(&mut self, text: &str) {
         let Some(frame) = self.stack.pop() else { return };
+        match &frame {
+            Frame::Object(o) => self.done.truncate(o.done),
+            Frame::Array(a) => self.done.truncate(a.done),
+            Frame::Free(_) => {}
+        }
         match frame {
             Frame::Free(f) => {
                 if let Some((slot, start)) = f.settle {
@@ -1892,16 +2125,25 @@ impl<'c> SinglePass<'c> {
             return read_value(text.get(..end)?, start, self.max_depth, false, Integers::Document).ok().map(|(v, _)| v);
         }
         let mut built: Option<Value> = None;
+        let read = |start: usize, end: usize| {
+            read_value(text.get(..end)?, start, self.max_depth, false, Integers::Document).ok().map(|(v, _)| v)
+        };
         // Innermost first: each frame's part, with the one inside it under the member being read.
+        let mut upto = self.done.len();
         for frame in self.stack.iter().rev() {
             let inner = built.take();
+            let from = match frame {
+                Frame::Object(o) => o.done,
+                Frame::Array(a) => a.done,
+                Frame::Free(_) => upto,
+            };
+            let done = self.done.get(from..upto).unwrap_or_default();
+            upto = from;
             built = match frame {
                 Frame::Object(o) if o.slot.stable => {
                     let mut map = serde_json::Map::new();
-                    for (key, start, end) in &o.done {
-                        let (v, _) =
-                            read_value(text.get(..*end)?, *start, self.max_depth, false, Integers::Document).ok()?;
-                        map.insert(key.clone(), v);
+                    for (key, start, end) in done {
+                        map.insert((*key).to_owned(), read(*start, *end)?);
                     }
                     if let Some(inner) = inner {
                         if o.member.declared {
@@ -1911,14 +2153,12 @@ impl<'c> SinglePass<'c> {
                     Some(Value::Object(map))
                 }
                 Frame::Array(a) if a.slot.stable => {
-                    let mut items = Vec::new();
-                    for (start, end) in &a.done {
-                        let (v, _) =
-                            read_value(text.get(..*end)?, *start, self.max_depth, false, Integers::Document).ok()?;
-                        items.push(v);
+                    let mut items = Vec::with_capacity(done.len() + 1);
+                    for (_, start, end) in done {
+                        items.push(read(*start, *end)?);
                     }
                     if let Some(inner) = inner {
-                        if a.clean && a.done.len() == a.index {
+                        if a.clean && done.len() == a.index {
                             items.push(inner);
                         }
                     }

@@ -344,27 +344,26 @@ impl Contract {
     /// completion can be accepted, and the problems the single pass gives
     /// there (`None` when only the end decides).
     pub(crate) fn decided(&self, text: &str, after: usize) -> Option<(usize, Vec<Problem>)> {
-        let refused = |len: usize| {
-            let mut cut = len.min(text.len());
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            let mut pass = self.single_pass(false);
-            let prefix = text.get(..cut).unwrap_or_default();
-            pass.feed(prefix);
-            pass.refusal().map(<[Problem]>::to_vec)
-        };
-        refused(text.len())?;
-        let (mut lo, mut hi) = (after, text.len());
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if refused(mid).is_some() {
-                hi = mid;
-            } else {
-                lo = mid;
+        // One pass: fed the part known to be pending at once, then a
+        // character at a time (a stream of single characters refuses at the
+        // very character that decides).
+        let mut pass = self.single_pass(false);
+        let mut cut = after.min(text.len());
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        pass.feed(text.get(..cut).unwrap_or_default());
+        if let Some(problems) = pass.refusal() {
+            return Some((cut, problems.to_vec()));
+        }
+        for (i, c) in text.get(cut..).unwrap_or_default().char_indices() {
+            let end = cut + i + c.len_utf8();
+            pass.feed(text.get(..end).unwrap_or_default());
+            if let Some(problems) = pass.refusal() {
+                return Some((end, problems.to_vec()));
             }
         }
-        refused(hi).map(|problems| (hi, problems))
+        None
     }
 
     /// The verdict of the full path alone (read, repair, check, report),

@@ -66,6 +66,11 @@ impl PropertyIndex {
         self.names.get(i).map(|(_, id, required)| (i, *id, *required))
     }
 
+    /// The name of the declared property at `position`.
+    pub fn name_at(&self, position: usize) -> Option<&str> {
+        self.names.get(position).map(|(k, _, _)| &**k)
+    }
+
     /// How many properties are declared.
     pub fn len(&self) -> usize {
         self.names.len()
