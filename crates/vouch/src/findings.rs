@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use crate::check::is_valid;
-use crate::contract::node::{Node, NodeId};
+use crate::node::{Node, NodeId};
 use crate::pointer;
-use crate::verdict::Finding;
+use crate::problem::Finding;
 
 /// Walk the accepted value the way the contract applies to it (through
 /// `$ref`, `allOf`, properties and items) and collect findings in order.

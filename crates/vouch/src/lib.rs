@@ -43,24 +43,33 @@
 //! # Ok::<(), vouch::CompileError>(())
 //! ```
 
+// The layers, lowest first (each uses only those before it; `.ci/layers` checks it):
+// problems and the reply's words; reading; the string keywords' machinery;
+// the compiled schema; the evaluator, the repairs and the gate findings;
+// the single pass; the contract's public face (with streaming); export on it.
 mod check;
 mod contract;
 mod decimal;
+mod equal;
 mod export;
 mod findings;
+mod format;
+mod node;
+mod pattern;
 mod pointer;
+mod problem;
 mod read;
 mod repair;
-mod stream;
+mod single_pass;
 mod verdict;
 mod write;
 
-pub use check::format::Format;
-pub use contract::{CompileError, CompileErrorKind, Contract, Vouched};
+pub use contract::{CompileError, CompileErrorKind, Contract, Progress, StreamCheck, Vouched};
 pub use export::{ExportError, Provider};
+pub use format::Format;
+pub use problem::{Finding, Position, Problem, ProblemClass, ProblemCode, Repair};
 pub use read::{read_json, JsonError, Limits, Unwrap};
-pub use stream::{Progress, StreamCheck};
-pub use verdict::{Accepted, Finding, Position, Problem, ProblemClass, ProblemCode, Refused, Repair, Verdict};
+pub use verdict::{Accepted, Refused, Verdict};
 pub use write::{to_json_pretty, to_json_string};
 
 /// docs/sources.md, so its Rust snippet runs as a doctest.
@@ -75,28 +84,28 @@ pub struct SourcesDoc;
 /// away in any release.
 #[doc(hidden)]
 pub fn __pattern_is_match(pattern: &str, haystack: &str) -> Result<bool, String> {
-    check::pattern::compile_pattern(pattern).map(|re| re.is_match(haystack))
+    pattern::compile_pattern(pattern).map(|re| re.is_match(haystack))
 }
 
 /// Test hook, not API: [`__pattern_is_match`] for several haystacks, the
 /// pattern compiled once.
 #[doc(hidden)]
 pub fn __pattern_matches(pattern: &str, haystacks: &[&str]) -> Result<Vec<bool>, String> {
-    check::pattern::compile_pattern(pattern).map(|re| haystacks.iter().map(|h| re.is_match(h)).collect())
+    pattern::compile_pattern(pattern).map(|re| haystacks.iter().map(|h| re.is_match(h)).collect())
 }
 
 /// Test hook, not API: the spans of the successive non-overlapping matches
 /// of `pattern` in `haystack`, as the regex crate finds them.
 #[doc(hidden)]
 pub fn __pattern_find_iter(pattern: &str, haystack: &str) -> Result<Vec<(usize, usize)>, String> {
-    check::pattern::compile_pattern(pattern).map(|re| re.spans(haystack))
+    pattern::compile_pattern(pattern).map(|re| re.spans(haystack))
 }
 
 /// Test hook, not API: every `\p{..}` spelling vouch accepts, for the test
 /// that checks each one over every code point against an ECMA-262 engine.
 #[doc(hidden)]
 pub fn __pattern_property_names() -> Vec<String> {
-    check::pattern::property_names()
+    pattern::property_names()
 }
 
 /// Run one level of a recursion that a reply or a contract can make deep

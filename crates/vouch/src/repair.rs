@@ -12,9 +12,9 @@
 use serde_json::{Number, Value};
 
 use crate::check::is_valid;
-use crate::contract::node::{is_integer, Node, NodeId, Rules, Types};
+use crate::node::{is_integer, Node, NodeId, Rules, Types};
 use crate::pointer;
-use crate::verdict::{bounded, bounded_items, display_path, excerpt, Repair};
+use crate::problem::{bounded, bounded_items, display_path, excerpt, Repair};
 
 pub(crate) struct Repairer<'c> {
     nodes: &'c [Node],

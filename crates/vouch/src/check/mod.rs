@@ -6,20 +6,15 @@
 //! path (up to the contract's cap). Both walk the same code, so they can never
 //! disagree on validity.
 
-mod equal;
-pub(crate) mod format;
-pub(crate) mod pattern;
-pub(crate) mod single_pass;
-
 use std::cell::Cell;
 use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
-use crate::contract::node::{hazardous_key, Node, NodeId, Types};
+pub(crate) use crate::equal::{cmp_numbers, json_equal};
+use crate::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
-use crate::verdict::{display_path, excerpt, Problem, ProblemCode};
-pub(crate) use equal::{cmp_numbers, json_equal};
+use crate::problem::{display_path, excerpt, Problem, ProblemCode};
 
 /// The evaluation state: the mode, and in reporting mode the path and problems.
 pub(crate) struct Ctx {
@@ -198,7 +193,7 @@ pub(crate) fn problems(nodes: &[Node], id: NodeId, value: &Value, path: &str, ma
 const MAX_HAZARDS: usize = 64;
 
 /// A discriminator's tags, for messages.
-fn tags(d: &crate::contract::node::Discriminator) -> String {
+fn tags(d: &crate::node::Discriminator) -> String {
     let values: Vec<Value> = d.tags.iter().map(|(t, _)| t.clone()).collect();
     list(&values)
 }
@@ -544,7 +539,7 @@ impl Eval<'_> {
         let mut ok = true;
         let cmp = |b: &Number| cmp_numbers(x, b);
         let integer_only = n.types.is_some_and(|t| t.contains(Types::INTEGER) && !t.contains(Types::NUMBER));
-        if n.exact_integers && integer_only && !equal::is_safe_integer(x) {
+        if n.exact_integers && integer_only && !crate::equal::is_safe_integer(x) {
             ok = false;
             if !self.hazard(
                 ctx,
@@ -608,7 +603,7 @@ impl Eval<'_> {
             check!(
                 ok,
                 ctx,
-                equal::is_multiple_of(x, m),
+                crate::equal::is_multiple_of(x, m),
                 ProblemCode::OutOfRange,
                 format!("a multiple of {m}"),
                 v,
@@ -768,7 +763,7 @@ impl Eval<'_> {
             }
         }
         if n.unique_items {
-            let dup = equal::first_duplicate(items);
+            let dup = crate::equal::first_duplicate(items);
             check!(
                 ok,
                 ctx,

@@ -12,8 +12,8 @@
 use serde_json::Value;
 
 use super::error::{CompileError, CompileErrorKind as Kind};
-use super::node::{Node, NodeId};
 use crate::check::json_equal;
+use crate::node::{Node, NodeId};
 
 /// How many `$ref`/`allOf` steps are followed to find a branch's tag.
 const MAX_STEPS: usize = 64;

@@ -2,23 +2,26 @@
 //! reused for every reply.
 
 mod compile;
-pub(crate) use compile::is_keyword;
+pub(crate) use keywords::is_keyword;
 pub(crate) use policy::declared_annotations;
 mod discriminator;
 mod error;
-pub(crate) mod node;
+mod keywords;
 mod policy;
 mod resolve;
+mod stream;
 mod typed;
 
 use serde_json::Value;
 
 use crate::check;
-use crate::check::single_pass::{self, Outcome, Plan, SinglePass};
+use crate::node::{Node, NodeId};
+use crate::problem::{Problem, ProblemCode, Repair};
 use crate::read::{self, Integers, Limits, Unwrap};
-use crate::verdict::{Accepted, Problem, ProblemCode, Repair, Verdict};
+use crate::single_pass::{self, Outcome, Plan, SinglePass};
+use crate::verdict::{Accepted, Verdict};
 pub use error::{CompileError, CompileErrorKind};
-use node::{Node, NodeId};
+pub use stream::{Progress, StreamCheck};
 pub use typed::Vouched;
 
 /// Deepest JSON nesting read in a contract document (a schema level is
@@ -234,14 +237,6 @@ impl Contract {
         }
     }
 
-    /// Check a reply while it streams: feed it piece by piece to the
-    /// [`crate::StreamCheck`] this returns, which says after each piece
-    /// whether the reply can still be accepted.
-    #[must_use]
-    pub fn stream(&self) -> crate::StreamCheck<'_> {
-        crate::StreamCheck::new(self)
-    }
-
     /// [`Contract::check`] for a reply already held as text (no UTF-8
     /// validation needed): the same verdict.
     #[must_use]
@@ -413,7 +408,7 @@ impl Contract {
     /// value). Limits on depth and the number profile of replies still apply.
     #[must_use]
     pub fn check_value(&self, value: &Value) -> Verdict {
-        if depth(value) > self.limits.max_depth {
+        if read::depth(value) > self.limits.max_depth {
             return Verdict::refuse(vec![Problem::new(
                 ProblemCode::TooDeep,
                 "",
@@ -491,7 +486,7 @@ impl Contract {
                     ProblemCode::RepairsUnsettled,
                     &path,
                     "a value the contract's repairs leave as it is".into(),
-                    crate::verdict::excerpt(value),
+                    crate::problem::excerpt(value),
                     &format!(
                         "the contract's repairs do not settle: after {MAX_REPAIR_PASSES} passes `{rule}` still changes \
                          the value (repairs on two nodes undo each other)"
@@ -529,25 +524,4 @@ impl Contract {
     pub fn refuse_too_large(&self, len_at_least: usize) -> Verdict {
         Verdict::refuse(vec![read::too_large(len_at_least, true, self.limits.max_bytes)])
     }
-}
-
-/// Nesting depth of a value, without recursion.
-pub(crate) fn depth(value: &Value) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(value, 0usize)];
-    // Counted like the reader counts: each open array or object is a level.
-    while let Some((v, d)) = stack.pop() {
-        match v {
-            Value::Array(items) => {
-                deepest = deepest.max(d + 1);
-                stack.extend(items.iter().map(|i| (i, d + 1)));
-            }
-            Value::Object(map) => {
-                deepest = deepest.max(d + 1);
-                stack.extend(map.values().map(|i| (i, d + 1)));
-            }
-            _ => {}
-        }
-    }
-    deepest
 }

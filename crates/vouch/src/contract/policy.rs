@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{CompileError, CompileErrorKind as Kind};
-use super::node::{FindingRule, Node, NodeId, Policy, Rules, Types};
+use crate::node::{FindingRule, Node, NodeId, Policy, Rules, Types};
 use crate::pointer;
 use crate::read::Unwrap;
 
@@ -160,7 +160,7 @@ pub(crate) fn parse<'a>(
                 let names = value.as_array().filter(|a| a.iter().all(Value::is_string));
                 let names = names.ok_or_else(|| bad(location, "x-vouch.annotations must be an array of keyword names"))?;
                 for name in names.iter().filter_map(Value::as_str) {
-                    if super::compile::is_keyword(name) {
+                    if super::keywords::is_keyword(name) {
                         return Err(bad(
                             location,
                             format!("{name:?} is a JSON Schema keyword: vouch enforces it, it cannot be an annotation"),
@@ -321,7 +321,7 @@ pub(crate) fn check_defaults(nodes: &[Node], integers: crate::read::Integers) ->
         if !crate::check::is_valid(nodes, id, default) {
             return Err(bad(
                 &node.location,
-                format!("the default {} does not satisfy this node's own schema", crate::verdict::excerpt(default)),
+                format!("the default {} does not satisfy this node's own schema", crate::problem::excerpt(default)),
             ));
         }
         // Inserted, a default is never repaired again: it must need no repair,
@@ -331,7 +331,7 @@ pub(crate) fn check_defaults(nodes: &[Node], integers: crate::read::Integers) ->
                 &node.location,
                 format!(
                     "the default {} is not final: the contract's repairs would change it ({})",
-                    crate::verdict::excerpt(default),
+                    crate::problem::excerpt(default),
                     first
                 ),
             ));

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::compile::Dialect;
+use super::keywords::Dialect;
 use crate::pointer;
 
 /// The base URI of a contract without `$id`: references relative to it stay

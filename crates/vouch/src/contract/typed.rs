@@ -6,7 +6,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{CompileError, Contract};
-use crate::verdict::{Finding, Problem, ProblemCode, Refused, Repair, Verdict};
+use crate::problem::{Finding, Problem, ProblemCode, Repair};
+use crate::verdict::{Refused, Verdict};
 
 /// An accepted reply, deserialized into the application's type.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,7 +118,7 @@ impl Contract {
                         ProblemCode::WrongType,
                         "",
                         std::any::type_name::<T>().to_owned(),
-                        crate::verdict::excerpt(a.value()),
+                        crate::problem::excerpt(a.value()),
                         &format!("the accepted value does not fit the type {}: {e}", std::any::type_name::<T>()),
                     )],
                 }),

@@ -906,7 +906,7 @@ impl<'a> Exporter<'a> {
             if self.is_vacuous(schema) {
                 continue;
             }
-            let matcher = crate::check::pattern::compile_pattern(pattern).ok();
+            let matcher = crate::pattern::compile_pattern(pattern).ok();
             for name in &declared {
                 if matcher.as_ref().is_none_or(|m| m.is_match(name)) {
                     cannot(
@@ -1747,7 +1747,7 @@ pub(crate) fn strip_policy(v: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::length_pattern;
-    use crate::check::pattern::compile_pattern;
+    use crate::pattern::compile_pattern;
 
     fn matches(min: u64, max: Option<u64>, trim: bool, s: &str) -> bool {
         let p = length_pattern(min, max, trim).unwrap_or_default();

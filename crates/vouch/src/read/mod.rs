@@ -6,7 +6,7 @@ mod unwrap;
 
 use serde_json::Value;
 
-use crate::verdict::{excerpt_text, Position, Problem, ProblemCode, Repair};
+use crate::problem::{excerpt_text, Position, Problem, ProblemCode, Repair};
 pub(crate) use parser::{read_value, Integers};
 pub use unwrap::Unwrap;
 
@@ -225,6 +225,27 @@ pub(crate) fn refused_as_read(text: &str, e: &parser::ReadError, unwrap: Unwrap)
 /// refused whatever is declared.
 fn tries_unwrap(e: &parser::ReadError, unwrap: Unwrap) -> bool {
     !unwrap.is_none() && matches!(e.code, ProblemCode::NotJson | ProblemCode::TrailingText)
+}
+
+/// Nesting depth of a value, without recursion.
+pub(crate) fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    // Counted like the reader counts: each open array or object is a level.
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                deepest = deepest.max(d + 1);
+                stack.extend(items.iter().map(|i| (i, d + 1)));
+            }
+            Value::Object(map) => {
+                deepest = deepest.max(d + 1);
+                stack.extend(map.values().map(|i| (i, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Number, Value};
 
 use crate::decimal::{faithful, faithful_integer};
-use crate::verdict::ProblemCode;
+use crate::problem::ProblemCode;
 
 /// Why reading failed, and where (byte offset into the text read).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -535,7 +535,7 @@ impl<'a> Parser<'a> {
                 code: ProblemCode::NumberOverflow,
                 offset: start,
                 path: self.path(),
-                detail: format!("the number {} is too large to represent", crate::verdict::excerpt_text(text)),
+                detail: format!("the number {} is too large to represent", crate::problem::excerpt_text(text)),
             }),
         }
     }
@@ -543,7 +543,7 @@ impl<'a> Parser<'a> {
     /// A number readers would read as different values: refused.
     #[cold]
     fn imprecise(&self, start: usize, text: &str, read: f64) -> ReadError {
-        let shown = crate::verdict::excerpt_text(text);
+        let shown = crate::problem::excerpt_text(text);
         let as_double = crate::decimal::Decimal::of_double(read).shown();
         let detail = if read == 0.0 {
             format!("the number {shown} is too small for a double: JavaScript and most other readers read 0")

@@ -61,7 +61,7 @@
 use serde_json::Value;
 
 use super::parser::{read_value, Integers, ReadError};
-use crate::verdict::{bounded, excerpt_text, ProblemCode, Repair};
+use crate::problem::{bounded, excerpt_text, ProblemCode, Repair};
 
 /// Which unwraps a contract declares.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

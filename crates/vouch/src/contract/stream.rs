@@ -11,9 +11,20 @@
 
 use serde_json::Value;
 
-use crate::check::single_pass::SinglePass;
-use crate::contract::Contract;
-use crate::verdict::{Problem, Verdict};
+use super::Contract;
+use crate::problem::Problem;
+use crate::single_pass::SinglePass;
+use crate::verdict::Verdict;
+
+impl Contract {
+    /// Check a reply while it streams: feed it piece by piece to the
+    /// [`StreamCheck`] this returns, which says after each piece whether
+    /// the reply can still be accepted (see [`StreamCheck`]).
+    #[must_use]
+    pub fn stream(&self) -> StreamCheck<'_> {
+        StreamCheck::new(self)
+    }
+}
 
 /// What a [`StreamCheck`] knows after a piece of the reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

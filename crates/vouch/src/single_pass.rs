@@ -36,14 +36,14 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{is_valid, is_valid_here, is_valid_string_here};
 use crate::check;
-use crate::contract::node::{hazardous_key, Node, NodeId, Types};
+use crate::check::{is_valid, is_valid_here, is_valid_string_here};
+use crate::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
+use crate::problem::{display_path, excerpt_text, Problem, ProblemCode, Repair};
 use crate::read::parser::{read_value, Integers, Parser, ReadError, Scalar as ParsedScalar, COLON, KEY};
 use crate::read::Unwrap;
 use crate::repair::{default_of, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling, Repairer};
-use crate::verdict::{display_path, excerpt_text, Problem, ProblemCode, Repair};
 
 /// How the single pass reads a value for one node, chosen once per contract.
 #[derive(Debug, Clone)]
@@ -165,7 +165,7 @@ fn plan(nodes: &[Node], n: &Node) -> Read {
             let Some((position, _, required)) = n.property_index.position(name) else { return Read::Whole };
             let member =
                 format!("{}:{}", crate::write::value(&Value::from(name.as_str())), crate::write::value(default));
-            let depth = crate::contract::depth(default);
+            let depth = crate::read::depth(default);
             let filling = Filling::of(default);
             fills.push(Fill { name: name.clone(), position, member, depth, filling, required });
         }
@@ -1565,7 +1565,7 @@ impl<'c> SinglePass<'c> {
             return false;
         }
         let json = crate::write::value(&repaired);
-        let depth = crate::contract::depth(&repaired);
+        let depth = crate::read::depth(&repaired);
         let count = r.made();
         self.made += count;
         let made = Made::Repaired { json, depth, log: r.log };
@@ -1683,7 +1683,7 @@ impl<'c> SinglePass<'c> {
                 let n = self.current_node();
                 let choices =
                     n.and_then(|n| n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref)));
-                let listed = choices.map(super::list).unwrap_or_default();
+                let listed = choices.map(crate::check::list).unwrap_or_default();
                 Problem::new(
                     ProblemCode::NotAllowed,
                     &path,
@@ -1697,9 +1697,9 @@ impl<'c> SinglePass<'c> {
                 Problem::new(
                     ProblemCode::TooLong,
                     &path,
-                    format!("at most {}", super::plural(max, "character", "characters")),
+                    format!("at most {}", crate::check::plural(max, "character", "characters")),
                     got.clone(),
-                    &format!("{got}… is longer than {}", super::plural(max, "character", "characters")),
+                    &format!("{got}… is longer than {}", crate::check::plural(max, "character", "characters")),
                 )
             }
             None => Problem::new(ProblemCode::NotAllowed, &path, String::new(), got, "not allowed"),
@@ -1792,9 +1792,9 @@ impl<'c> SinglePass<'c> {
         Problem::new(
             ProblemCode::TooLong,
             &path,
-            format!("at most {}", super::plural(max, "item", "items")),
+            format!("at most {}", crate::check::plural(max, "item", "items")),
             format!("more than {count} items"),
-            &format!("has more than {}, more than {max}", super::plural(count as u64, "item", "items")),
+            &format!("has more than {}, more than {max}", crate::check::plural(count as u64, "item", "items")),
         )
     }
 

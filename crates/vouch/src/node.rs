@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
-use crate::check::pattern::Matcher;
+use crate::pattern::Matcher;
 use serde_json::{Number, Value};
 
-use crate::check::format::Format;
+use crate::format::Format;
 use crate::read::parser::Scalar;
 
 /// Index of a node in the contract's arena.
@@ -377,7 +377,7 @@ pub(crate) struct Discriminator {
 impl Discriminator {
     /// The branch index a reply's tag names, if any.
     pub fn branch(&self, tag: &Value) -> Option<usize> {
-        self.tags.iter().find(|(t, _)| crate::check::json_equal(t, tag)).map(|(_, i)| *i)
+        self.tags.iter().find(|(t, _)| crate::equal::json_equal(t, tag)).map(|(_, i)| *i)
     }
 }
 
