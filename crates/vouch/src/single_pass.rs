@@ -771,6 +771,8 @@ pub(crate) struct SinglePass<'c> {
     done: Vec<(&'c str, usize, usize)>,
     /// Keep what partial values need.
     partials: bool,
+    /// The text up to here is white space (Unicode's): a reply of nothing else is empty.
+    blank_to: usize,
 }
 
 /// The error the reader gives where a value's text ends in the middle.
@@ -889,6 +891,7 @@ impl<'c> SinglePass<'c> {
             root_done: None,
             done: Vec::new(),
             partials,
+            blank_to: 0,
         }
     }
 
@@ -953,6 +956,15 @@ impl<'c> SinglePass<'c> {
         }
         self.pos = skip_ws(bytes, self.pos);
         let Some(&b) = bytes.get(self.pos) else { return false };
+        if self.stack.is_empty() && matches!(self.expect, Expect::Value(_)) && !is_ws(b) {
+            // A reply that is only white space so far, Unicode's included, may
+            // yet be an empty reply (its own refusal) or JSON: pending.
+            let from = self.blank_to.max(self.pos);
+            if text.get(from..).is_some_and(|rest| rest.chars().all(char::is_whitespace)) {
+                self.blank_to = text.len();
+                return false;
+            }
+        }
         match self.expect {
             Expect::Value(slot) => self.value(text, slot, b),
             Expect::KeyOrClose | Expect::Key => {
@@ -2184,6 +2196,10 @@ fn within(changes: &mut [Change<'_>], from: usize, segment: &str) {
         full.push_str(&f.path);
         f.path = full;
     }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
