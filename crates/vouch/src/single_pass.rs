@@ -635,7 +635,8 @@ struct ObjectFrame<'c> {
     slot: Slot,
     start: usize,
     seen: Seen,
-    others: Keys,
+    /// Undeclared keys met (boxed: most objects have none, and frames move).
+    others: Option<Box<Keys>>,
     members: u64,
     required_seen: usize,
     /// The position of the declared property expected next.
@@ -667,7 +668,7 @@ enum MemberKey<'c> {
     #[default]
     None,
     Declared(&'c str),
-    Read(String),
+    Read(Box<str>),
 }
 
 impl MemberKey<'_> {
@@ -1085,7 +1086,7 @@ impl<'c> SinglePass<'c> {
                         slot,
                         start: self.pos,
                         seen: Seen::new(n.property_index.len()),
-                        others: Keys::default(),
+                        others: None,
                         members: 0,
                         required_seen: 0,
                         next: 0,
@@ -1188,38 +1189,53 @@ impl<'c> SinglePass<'c> {
         let start = self.pos;
         match b {
             b'"' => {
-                // A string whose prefix can decide is scanned as it would stream, so the
-                // same byte decides it however the reply came.
-                let watch = slot.node.filter(|&id| self.certain(slot, id)).and_then(|id| self.watch(id));
-                if watch.is_some() {
-                    self.token = Some(Token::Str { start, scan: StringScan::new(start, watch) });
-                    return self.resume_token(text);
-                }
                 // Where the text ends before any quote, the string is cut off: no reader needed.
                 // (Looked for only near the text's end: a whole reply pays nothing.)
                 let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
-                if rest.len() <= 64 && !rest.contains(&b'"') {
-                    self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
-                    return self.resume_token(text);
-                }
+                let cut = rest.len() <= 64 && !rest.contains(&b'"');
                 let mut p = Parser::at(text, start, self.integers);
-                match p.string_cow() {
-                    Ok(s) => {
+                match (!cut).then(|| p.string_cow()) {
+                    // Whole and strict: its node decides (a prefix could only have decided the same).
+                    Some(Ok(s)) => {
                         self.pos = p.pos;
                         self.string_done(text, slot, &s, start);
                         true
                     }
-                    Err(e) if e.code == ProblemCode::Truncated => {
-                        self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
-                        self.resume_token(text)
-                    }
-                    Err(e) => {
+                    Some(Err(e)) if e.code != ProblemCode::Truncated && self.watch_of(slot).is_none() => {
                         self.read_error(text, e);
                         true
+                    }
+                    // Cut off, or not strict JSON further on: scanned as it would stream, so
+                    // the byte that decides it (a prefix no member starts, a `maxLength` passed,
+                    // the byte no string may hold) is the same however the reply came.
+                    _ => {
+                        let watch = self.watch_of(slot);
+                        self.token = Some(Token::Str { start, scan: StringScan::new(start, watch) });
+                        self.resume_token(text)
                     }
                 }
             }
             b'-' | b'0'..=b'9' => {
+                // Read at once when a byte stands after it (the reader ends a number where
+                // the grammar does); else scanned, to be taken up when more comes.
+                let mut p = Parser::at(text, start, self.integers);
+                match p.scalar_ref() {
+                    Ok(scalar) if p.pos < text.len() => {
+                        self.pos = p.pos;
+                        if self.pos - start > VERBATIM_NUMBER {
+                            self.verbatim = false;
+                        }
+                        self.scalar_done(text, slot, scalar, start);
+                        return true;
+                    }
+                    // A syntax error inside it stands whatever follows (a number too
+                    // precise or too large is known only once it ends).
+                    Err(e) if e.code == ProblemCode::NotJson && e.offset < text.len() => {
+                        self.read_error(text, e);
+                        return true;
+                    }
+                    _ => {}
+                }
                 let mut scan = NumberScan::new(start);
                 if !scan.scan(text.as_bytes()) {
                     self.pos = scan.pos;
@@ -1231,6 +1247,11 @@ impl<'c> SinglePass<'c> {
             }
             _ => self.literal(text, slot, start),
         }
+    }
+
+    /// The prefix checks for a string in `slot`, where a failure is certain.
+    fn watch_of(&self, slot: Slot) -> Option<Watch<'c>> {
+        slot.node.filter(|&id| self.certain(slot, id)).and_then(|id| self.watch(id))
     }
 
     /// The prefix checks for a string at node `id`, if any could decide.
@@ -1815,14 +1836,15 @@ impl<'c> SinglePass<'c> {
         let start = self.pos;
         // Replies mostly list members in the contract's order: the name declared next is tried as raw bytes.
         if let Some(Frame::Object(o)) = self.stack.last() {
-            if let Some((name, _, _)) = o.n.property_index.plain_at(o.next) {
+            let next = o.next;
+            if let Some((name, id, required)) = o.n.property_index.plain_at(next) {
                 let end = start + name.len() + 2;
                 let bytes = text.as_bytes();
                 if bytes.get(end.saturating_sub(1)) == Some(&b'"')
                     && bytes.get(start + 1..end - 1) == Some(name.as_bytes())
                 {
                     self.pos = end;
-                    self.declared_key(text, name, start);
+                    self.declared_key(text, name, (next, id, required));
                     return true;
                 }
             }
@@ -1851,8 +1873,8 @@ impl<'c> SinglePass<'c> {
     }
 
     /// A declared name met as raw bytes.
-    fn declared_key(&mut self, text: &str, name: &'c str, start: usize) {
-        self.member_key(text, MemberKey::Declared(name), start);
+    fn declared_key(&mut self, text: &str, name: &'c str, found: (usize, NodeId, bool)) {
+        self.member_key(text, MemberKey::Declared(name), Some(found));
     }
 
     /// A key read whole.
@@ -1874,17 +1896,19 @@ impl<'c> SinglePass<'c> {
             return;
         }
         // A declared name is kept as the contract's own (no copy).
-        let declared = match self.stack.last() {
+        let (declared, found) = match self.stack.last() {
             Some(Frame::Object(o)) => {
-                o.n.property_index.position(key).and_then(|(i, _, _)| o.n.property_index.name_at(i))
+                let found = o.n.property_index.position(key);
+                (found.and_then(|(i, _, _)| o.n.property_index.name_at(i)), found)
             }
-            _ => None,
+            _ => (None, None),
         };
         let key = match declared {
             Some(name) => MemberKey::Declared(name),
-            None => MemberKey::Read(key.to_owned()),
+            None => MemberKey::Read(key.into()),
         };
-        self.member_key(text, key, start);
+        let _ = start;
+        self.member_key(text, key, found);
     }
 
     fn duplicate(&mut self, text: &str, e: ReadError) {
@@ -1893,10 +1917,11 @@ impl<'c> SinglePass<'c> {
     }
 
     /// An object member's key, looked up.
-    fn member_key(&mut self, text: &str, key: MemberKey<'c>, _start: usize) {
+    /// `found`: where it stands among the declared properties, its node, and
+    /// whether it is required (none: undeclared).
+    fn member_key(&mut self, text: &str, key: MemberKey<'c>, found: Option<(usize, NodeId, bool)>) {
         let (changes, doubts) = (self.changes.len(), self.doubts);
         let Some(Frame::Object(o)) = self.stack.last_mut() else { return };
-        let found = o.n.property_index.position(key.as_str());
         let repeated = match found {
             Some((i, _, is_required)) => {
                 if o.seen.insert(i) {
@@ -1907,7 +1932,7 @@ impl<'c> SinglePass<'c> {
                     true
                 }
             }
-            None => !o.others.insert(key.as_str()),
+            None => !o.others.get_or_insert_with(Box::default).insert(key.as_str()),
         };
         o.member = Member {
             key,
