@@ -1712,13 +1712,13 @@ impl<'c> SinglePass<'c> {
         let path = self.path(text);
         let got = text.get(start..scan.pos).map(excerpt_text).unwrap_or_default();
         match &scan.watch {
-            Some(w) if w.choices.is_some() => {
-                let n = self.current_node();
-                let choices =
-                    n.and_then(|n| n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref)));
-                let listed = choices.map(crate::check::list).unwrap_or_default();
+            Some(Watch { choices: Some(choices), .. }) => {
+                let listed = crate::check::list(choices);
+                // As the evaluator words it: no member of the value's type is no answer.
+                let same_type = choices.iter().any(Value::is_string);
+                let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
                 Problem::new(
-                    ProblemCode::NotAllowed,
+                    code,
                     &path,
                     format!("one of {listed}"),
                     got.clone(),

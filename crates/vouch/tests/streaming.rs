@@ -481,6 +481,8 @@ fn leaf() -> impl Strategy<Value = Value> {
         Just(json!({"type": "string", "minLength": 2})),
         Just(json!({"enum": ["yes", "no", "yesterday", 3, null]})),
         Just(json!({"const": "fixed"})),
+        Just(json!({"const": 1})),
+        Just(json!({"enum": [1, null]})),
         Just(json!({"type": "string", "pattern": "^[a-c]+$"})),
         Just(json!({"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]})),
         Just(json!({"type": "string", "x-vouch": {"repair": ["trim"]}})),
