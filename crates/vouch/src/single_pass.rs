@@ -1390,9 +1390,13 @@ impl<'c> SinglePass<'c> {
                 if id.and_then(|id| self.node(id)).and_then(|n| n.types).is_some_and(|t| !t.contains(Types::STRING)) {
                     return false;
                 }
-                // As `scalar` opens it: watched where its prefix can decide.
+                // As `scalar` opens it: watched where its prefix can decide (a watch
+                // that refuses at once is the reading's to report).
                 let watch =
                     id.filter(|&id| self.certain(Slot { node: Some(id), ..slot }, id)).and_then(|id| self.watch(id));
+                if watch.as_ref().is_some_and(Watch::refused) {
+                    return false;
+                }
                 let start = len - 1;
                 self.token = Some(Token::Str { start, scan: StringScan::new(start, watch) });
             }
