@@ -1743,14 +1743,6 @@ impl<'c> SinglePass<'c> {
         }
     }
 
-    /// The node of the value being read (for a string in progress).
-    fn current_node(&self) -> Option<&'c Node> {
-        match self.expect {
-            Expect::Value(slot) => slot.node.and_then(|id| self.node(id)),
-            _ => None,
-        }
-    }
-
     /// The slot of the member or item whose value comes next.
     fn child_slot(&self) -> Slot {
         match self.stack.last() {
