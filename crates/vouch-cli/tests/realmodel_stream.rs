@@ -175,9 +175,22 @@ fn relay(mut client: TcpStream, upstream: std::net::SocketAddr, seq: u64) -> Opt
         buf.extend_from_slice(&chunk[..n]);
     }
     let body = buf[head_end..head_end + length].to_vec();
+    // VOUCH_REALMODEL_NO_CACHE=1: ask llama-server not to reuse its prompt
+    // cache (`cache_prompt: false`), in both modes alike, so that the same
+    // request is evaluated the same way whatever came before it.
+    let sent_body = match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(mut o)) if std::env::var_os("VOUCH_REALMODEL_NO_CACHE").is_some() => {
+            o.insert("cache_prompt".into(), Value::Bool(false));
+            serde_json::to_vec(&o).unwrap()
+        }
+        _ => body.clone(),
+    };
     let mut out = String::new();
     for line in head.trim_end().split("\r\n") {
-        if !line.to_ascii_lowercase().starts_with("connection:") {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("content-length:") {
+            let _ = write!(out, "Content-Length: {}\r\n", sent_body.len());
+        } else if !lower.starts_with("connection:") {
             out.push_str(line);
             out.push_str("\r\n");
         }
@@ -185,7 +198,7 @@ fn relay(mut client: TcpStream, upstream: std::net::SocketAddr, seq: u64) -> Opt
     out.push_str("Connection: close\r\n\r\n");
     let mut up = TcpStream::connect(upstream).ok()?;
     up.write_all(out.as_bytes()).ok()?;
-    up.write_all(&body).ok()?;
+    up.write_all(&sent_body).ok()?;
 
     let finished = Arc::new(AtomicBool::new(false));
     let early = Arc::new(AtomicBool::new(false));
@@ -237,7 +250,9 @@ fn complete(response: &[u8]) -> bool {
     let Some(i) = find(response, b"\r\n\r\n") else { return false };
     let head = String::from_utf8_lossy(&response[..i]).to_ascii_lowercase();
     if head.contains("transfer-encoding: chunked") {
-        return response.ends_with(b"0\r\n\r\n");
+        // vouch stops reading a stream at `data: [DONE]`, and may close
+        // before the last chunk arrives.
+        return response.ends_with(b"0\r\n\r\n") || find(&dechunk(&response[i + 4..]), b"data: [DONE]").is_some();
     }
     head.lines()
         .find_map(|l| l.strip_prefix("content-length:"))
@@ -258,9 +273,9 @@ fn dechunk(body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut rest = body;
     while let Some(i) = find(rest, b"\r\n") {
-        let size = std::str::from_utf8(&rest[..i]).ok().and_then(|s| {
-            usize::from_str_radix(s.split(';').next().unwrap_or("").trim(), 16).ok()
-        });
+        let size = std::str::from_utf8(&rest[..i])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.split(';').next().unwrap_or("").trim(), 16).ok());
         let Some(size) = size else { break };
         rest = &rest[i + 2..];
         if size == 0 {
@@ -419,12 +434,8 @@ fn ask(proxy: &Proxy, model: &str, contract: &str, prompt: &str, mode: &str, str
             }
         })
         .collect::<Vec<_>>();
-    let run = Run {
-        seconds,
-        rounds,
-        outcome: v["outcome"].as_str().unwrap_or("").to_owned(),
-        codes: codes(&v["problems"]),
-    };
+    let run =
+        Run { seconds, rounds, outcome: v["outcome"].as_str().unwrap_or("").to_owned(), codes: codes(&v["problems"]) };
     // Fail closed, whatever the model said: an accepted value passes the
     // contract, in the library and in `vouch check`.
     if let Some(value) = v["value"].as_object() {
@@ -543,11 +554,8 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
             t.asks += 1;
             t.whole_tokens += whole.tokens();
             t.stream_tokens += streamed.tokens();
-            t.stream_tokens_sent += streamed
-                .rounds
-                .iter()
-                .map(|r| if r.dropped { r.sent.deltas } else { r.tokens() })
-                .sum::<u64>();
+            t.stream_tokens_sent +=
+                streamed.rounds.iter().map(|r| if r.dropped { r.sent.deltas } else { r.tokens() }).sum::<u64>();
             t.whole_s += whole.seconds;
             t.stream_s += streamed.seconds;
             t.whole_rounds += whole.rounds.len();
@@ -582,7 +590,12 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
                             s.bytes_received.unwrap(),
                             s.tokens(),
                             s.codes.join(", "),
-                            short(&String::from_utf8_lossy(&s.sent.content.as_bytes()[..s.decided_at_bytes.unwrap() as usize]), 60)
+                            short(
+                                &String::from_utf8_lossy(
+                                    &s.sent.content.as_bytes()[..s.decided_at_bytes.unwrap() as usize]
+                                ),
+                                60
+                            )
                         );
                     }
                     continue;
@@ -602,7 +615,8 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
                     t.twins_same_output += 1;
                     // Where the model said the same, the verdicts are equal.
                     assert_eq!(
-                        w.outcome, s.outcome,
+                        w.outcome,
+                        s.outcome,
                         "case {n} round {}: the same output, the same verdict\n{whole_reply}",
                         k + 1
                     );
@@ -639,7 +653,16 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
                     }
                 }
                 if k == 0 {
-                    first = (if same { "yes" } else { "no" }, if same_verdict { "yes" } else if same { "NO" } else { "–" });
+                    first = (
+                        if same { "yes" } else { "no" },
+                        if same_verdict {
+                            "yes"
+                        } else if same {
+                            "NO"
+                        } else {
+                            "–"
+                        },
+                    );
                     if same {
                         t.first_same_output += 1;
                     }
@@ -659,7 +682,12 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
                         s.tokens(),
                         w.tokens(),
                         s.codes.join(", "),
-                        short(&String::from_utf8_lossy(&s.sent.content.as_bytes()[..s.decided_at_bytes.unwrap() as usize]), 60)
+                        short(
+                            &String::from_utf8_lossy(
+                                &s.sent.content.as_bytes()[..s.decided_at_bytes.unwrap() as usize]
+                            ),
+                            60
+                        )
                     );
                 }
             }
@@ -670,12 +698,20 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
                 whole.rounds.len(),
                 whole.tokens(),
                 whole.seconds,
-                if whole.outcome == "accepted" { "accepted".to_owned() } else { format!("refused ({})", short(&dedup(&whole.codes), 60)) },
+                if whole.outcome == "accepted" {
+                    "accepted".to_owned()
+                } else {
+                    format!("refused ({})", short(&dedup(&whole.codes), 60))
+                },
                 streamed.rounds.len(),
                 streamed.dropped(),
                 streamed.tokens(),
                 streamed.seconds,
-                if streamed.outcome == "accepted" { "accepted".to_owned() } else { format!("refused ({})", short(&dedup(&streamed.codes), 60)) },
+                if streamed.outcome == "accepted" {
+                    "accepted".to_owned()
+                } else {
+                    format!("refused ({})", short(&dedup(&streamed.codes), 60))
+                },
                 first.0,
                 first.1,
             );
@@ -713,7 +749,8 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
     let mut sum = String::new();
     let ts = t.whole_tokens.saturating_sub(t.stream_tokens);
     let ss = t.whole_s - t.stream_s;
-    let _ = writeln!(sum, "- asks per mode: {} (rounds: whole {}, streamed {})", t.asks, t.whole_rounds, t.stream_rounds);
+    let _ =
+        writeln!(sum, "- asks per mode: {} (rounds: whole {}, streamed {})", t.asks, t.whole_rounds, t.stream_rounds);
     let _ = writeln!(
         sum,
         "- completion tokens: whole {}, streamed {} (the server had sent {} by the time the connection closed); saved {} ({:.1}%)",
@@ -723,7 +760,14 @@ fn streamed_and_whole_asks_of_a_real_model_compared() {
         ts,
         pct(ts as f64, t.whole_tokens as f64)
     );
-    let _ = writeln!(sum, "- seconds: whole {:.2}, streamed {:.2}; saved {:.2} ({:.1}%)", t.whole_s, t.stream_s, ss, pct(ss, t.whole_s));
+    let _ = writeln!(
+        sum,
+        "- seconds: whole {:.2}, streamed {:.2}; saved {:.2} ({:.1}%)",
+        t.whole_s,
+        t.stream_s,
+        ss,
+        pct(ss, t.whole_s)
+    );
     let _ = writeln!(
         sum,
         "- dropped rounds: {} of {} streamed; decided on average at byte {:.1} (received {:.1})",

@@ -513,6 +513,10 @@ impl<'c> StringScan<'c> {
     }
 
     fn scan(&mut self, text: &str) -> Scanned {
+        // A watch no content can satisfy (no member is a string) decides at the opening quote.
+        if self.watch.as_ref().is_some_and(Watch::refused) {
+            return Scanned::Watched;
+        }
         let bytes = text.as_bytes();
         while let Some(&b) = bytes.get(self.pos) {
             match self.state {
