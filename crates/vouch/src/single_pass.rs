@@ -1893,6 +1893,7 @@ impl<'c> SinglePass<'c> {
                 return;
             }
             self.expect = Expect::Colon;
+            self.colon_at_once(text);
             return;
         }
         // A declared name is kept as the contract's own (no copy).
@@ -1987,6 +1988,22 @@ impl<'c> SinglePass<'c> {
             self.doubts += 1;
         }
         self.expect = Expect::Colon;
+        self.colon_at_once(text);
+    }
+
+    /// After a key: when its colon has come, step past it at once (as the
+    /// `Colon` step would), to the value.
+    #[inline]
+    fn colon_at_once(&mut self, text: &str) {
+        let at = skip_ws(text.as_bytes(), self.pos);
+        if text.as_bytes().get(at) == Some(&b':') {
+            self.pos = at + 1;
+            let pos = self.pos;
+            if let Some(Frame::Object(o)) = self.stack.last_mut() {
+                o.member.value_start = pos;
+            }
+            self.expect = Expect::Value(self.child_slot());
+        }
     }
 
     /// A value complete: book it in its container, and move on.
@@ -2032,8 +2049,13 @@ impl<'c> SinglePass<'c> {
             }
             Some(Frame::Free(_)) => {}
         }
-        let _ = text;
         self.expect = Expect::AfterMember;
+        // A comma that has come is taken at once (as the `AfterMember` step would).
+        let at = skip_ws(text.as_bytes(), self.pos);
+        if text.as_bytes().get(at) == Some(&b',') {
+            self.pos = at + 1;
+            self.another(text);
+        }
     }
 
     /// The container on top closed (its closing bracket just read).
