@@ -649,6 +649,8 @@ struct ObjectFrame<'c> {
     first_change: usize,
     /// The member being read.
     member: Member<'c>,
+    /// Where this object's problems start in the report.
+    report_from: usize,
     /// Members read complete and valid, unchanged: (key, value start, value end), for partials.
     done: usize,
 }
@@ -665,6 +667,8 @@ struct Member<'c> {
     changes: usize,
     doubts: usize,
     value_start: usize,
+    /// Refused outright (a closed object): reported once its value is read.
+    refused: bool,
 }
 
 #[derive(Default)]
@@ -699,6 +703,8 @@ struct ArrayFrame<'c> {
     done: usize,
     /// Every item so far is in `done`.
     clean: bool,
+    /// Where this array's problems start in the report.
+    report_from: usize,
 }
 
 struct FreeFrame {
@@ -740,6 +746,8 @@ pub(crate) enum Outcome<'c> {
     Refused(Vec<Problem>),
     /// Refused for what the reader found, as the full path refuses it.
     ReadRefused(Problem),
+    /// Refused with every problem, as the full path lists them (reporting).
+    Reported(Vec<Problem>),
 }
 
 /// The single pass: one reading of the reply, directed by the contract,
@@ -778,6 +786,14 @@ pub(crate) struct SinglePass<'c> {
     partials: bool,
     /// The text up to here is white space (Unicode's): a reply of nothing else is empty.
     blank_to: usize,
+    /// Reporting (a whole reply, not a stream): a certain failure is listed
+    /// here, in the full path's order, and the reading goes on; none: a
+    /// certain failure stops the reading.
+    report: Option<Vec<Problem>>,
+    /// A failure certain before its report can be written (a key a closed
+    /// object refuses, reported with its value): what a stream would have
+    /// refused with, should the reply stop reading first.
+    deferred: Option<Problem>,
 }
 
 /// The error the reader gives where a value's text ends in the middle.
@@ -897,7 +913,16 @@ impl<'c> SinglePass<'c> {
             done: Vec::new(),
             partials,
             blank_to: 0,
+            report: None,
+            deferred: None,
         }
+    }
+
+    /// Report every certain failure of a whole reply, in the full path's
+    /// words and order, instead of stopping at the first.
+    pub(crate) fn reporting(mut self) -> Self {
+        self.report = Some(Vec::new());
+        self
     }
 
     /// The problems that make the reply certain to be refused, once they are.
@@ -923,7 +948,8 @@ impl<'c> SinglePass<'c> {
     pub(crate) fn finish(mut self, text: &str) -> Outcome<'c> {
         self.feed(text);
         // What the end decides is not certain of a prefix: the full path's verdict stands.
-        let before_end = self.halt.is_some();
+        let before_end =
+            self.halt.is_some() || self.deferred.is_some() || self.report.as_ref().is_some_and(|r| !r.is_empty());
         if self.halt.is_none() {
             // What a piece's end left waiting: a number ends with the text; anything else was cut off.
             match self.token.take() {
@@ -948,6 +974,15 @@ impl<'c> SinglePass<'c> {
             Some(Halt::Refused(problems)) => Outcome::Refused(problems),
             Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(problem),
             Some(Halt::Unread(e)) => Outcome::Unread(e),
+            None if self.report.as_ref().is_some_and(|r| !r.is_empty()) => {
+                let mut problems = self.report.unwrap_or_default();
+                if self.doubts > 0 {
+                    // Something the full path decides stands among them: it lists them all.
+                    return Outcome::Refused(problems);
+                }
+                problems.truncate(self.max_problems);
+                Outcome::Reported(problems)
+            }
             None if self.doubts > 0 => Outcome::Doubted,
             None => Outcome::Accepted(Vouched { changes: self.changes, verbatim: self.verbatim }),
         }
@@ -1058,6 +1093,20 @@ impl<'c> SinglePass<'c> {
         if let (Some(id), Some(kind)) = (id, kind_of(b)) {
             if let Some(types) = self.node(id).and_then(|n| n.types) {
                 if !admits_kind(types, kind) {
+                    if self.certain(slot, id) && self.report.is_some() {
+                        // Reporting: read it whole, for the full path's words (when it
+                        // reads: else the prefix decided, as a stream's would).
+                        let mut p = Parser::at(text, self.pos, self.integers);
+                        let room = self.max_depth.saturating_sub(self.stack.len());
+                        let whole = if b == b'{' || b == b'[' {
+                            p.whole(room).is_ok()
+                        } else {
+                            p.scalar_ref().is_ok() && p.pos < text.len()
+                        };
+                        if whole {
+                            return self.free_value(text, slot, b);
+                        }
+                    }
                     if self.certain(slot, id) {
                         let problem = self.early_wrong_type(text, types, kind);
                         self.refuse(vec![problem]);
@@ -1097,6 +1146,7 @@ impl<'c> SinglePass<'c> {
                         first_change,
                         member: Member::default(),
                         done: done_from,
+                        report_from: self.report.as_ref().map_or(0, Vec::len),
                     }));
                     self.pos += 1;
                     self.expect = Expect::KeyOrClose;
@@ -1118,6 +1168,7 @@ impl<'c> SinglePass<'c> {
                         value_start: 0,
                         done: done_from,
                         clean: true,
+                        report_from: self.report.as_ref().map_or(0, Vec::len),
                     }));
                     self.pos += 1;
                     self.expect = Expect::ItemOrClose;
@@ -1127,6 +1178,12 @@ impl<'c> SinglePass<'c> {
                 _ => self.scalar(text, slot, b),
             },
         }
+    }
+
+    /// [`Self::unread_here`] where nothing is returned.
+    fn unread_here_void(&mut self) {
+        self.report = None;
+        self.halt = Some(Halt::Unread(None));
     }
 
     /// A stop: nothing in the arena where a node should be (never happens; fail closed).
@@ -1647,7 +1704,7 @@ impl<'c> SinglePass<'c> {
             let path = self.path(text);
             let problems = check::problems(self.nodes, id, v, &path, self.max_problems);
             if !problems.is_empty() {
-                self.refuse(problems);
+                self.certain_failure(problems);
                 return;
             }
         }
@@ -1655,11 +1712,44 @@ impl<'c> SinglePass<'c> {
     }
 
     fn refuse(&mut self, problems: Vec<Problem>) {
+        // Reporting stops too: the full path lists what a prefix decided (merged).
+        self.report = None;
         self.halt = Some(Halt::Refused(problems));
+    }
+
+    /// A failure certain where its report must wait (for the value, or the
+    /// container's close): kept, the first only, for a reply that stops
+    /// reading before the report is written.
+    fn defer(&mut self, problem: Problem) {
+        if self.deferred.is_none() {
+            self.deferred = Some(problem);
+        }
+    }
+
+    /// A certain failure: reported (and the reading goes on, true), or the
+    /// reading stops with it (false).
+    fn certain_failure(&mut self, problems: Vec<Problem>) -> bool {
+        match &mut self.report {
+            Some(report) => {
+                report.extend(problems);
+                true
+            }
+            None => {
+                self.refuse(problems);
+                false
+            }
+        }
     }
 
     /// Stop reading at a read error: a refusal when no unwrap is tried for it.
     fn read_error(&mut self, text: &str, e: ReadError) {
+        let mut report = self.report.take().unwrap_or_default();
+        report.extend(self.deferred.take());
+        if !report.is_empty() {
+            // Failures before it are certain: listed with the full path's reading problem.
+            self.halt = Some(Halt::Refused(report));
+            return;
+        }
         if !crate::read::refused_as_read(text, &e, self.unwrap) {
             let keep = matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated);
             self.halt = Some(Halt::Unread(keep.then_some(e)));
@@ -1800,9 +1890,14 @@ impl<'c> SinglePass<'c> {
                 self.expect = if f.object { Expect::Key } else { Expect::Value(FREE) };
             }
             Some(Frame::Array(a)) => {
-                // Another item must follow a comma: past `maxItems` now.
+                // Another item must follow a comma: past `maxItems` now (reporting:
+                // reported at the close, with the items' problems).
                 if let Some(max) = a.n.max_items {
-                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below {
+                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below && self.report.is_some() {
+                        let (n, count) = (a.n, a.index + 1);
+                        let problem = self.early_too_many_items(text, n, count, max);
+                        self.defer(problem);
+                    } else if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below {
                         let n = a.n;
                         let count = a.index + 1;
                         let problem = self.early_too_many_items(text, n, count, max);
@@ -1942,6 +2037,7 @@ impl<'c> SinglePass<'c> {
             changes,
             doubts,
             value_start: 0,
+            refused: false,
         };
         if repeated {
             let name = o.member.key.as_str().to_owned();
@@ -1958,6 +2054,23 @@ impl<'c> SinglePass<'c> {
         let Some(Frame::Object(o)) = self.stack.last() else { return };
         if found.is_none() && self.member_refused(o) {
             let refused_outright = !o.strip && o.slot.certain && !o.n.repair_below;
+            if refused_outright && self.report.is_some() {
+                // Reported once its value is read (the full path quotes it).
+                let path = self.path(text);
+                self.defer(Problem::new(
+                    ProblemCode::UnexpectedProperty,
+                    &path,
+                    "no other properties".into(),
+                    String::new(),
+                    "property not allowed by the contract",
+                ));
+                if let Some(Frame::Object(o)) = self.stack.last_mut() {
+                    o.member.refused = true;
+                }
+                self.expect = Expect::Colon;
+                self.colon_at_once(text);
+                return;
+            }
             if refused_outright {
                 let path = self.path(text);
                 let hazard = o.n.plain_keys && hazardous_key(o.member.key.as_str());
@@ -2020,6 +2133,17 @@ impl<'c> SinglePass<'c> {
                 }
                 self.expect = Expect::End;
                 return;
+            }
+            Some(Frame::Object(o)) if o.member.refused => {
+                o.members += 1;
+                let (object, start) = (o.id, o.member.value_start);
+                let key = o.member.key.as_str().to_owned();
+                let room = self.max_depth.saturating_sub(self.stack.len());
+                let path = self.path(text);
+                let item = Parser::at(text, start, self.integers).whole(room);
+                let Ok(item) = item else { return self.unread_here_void() };
+                let problems = check::member_problems(self.nodes, object, &key, &item, &path, self.max_problems);
+                self.certain_failure(problems);
             }
             Some(Frame::Object(o)) => {
                 o.members += 1;
@@ -2097,10 +2221,10 @@ impl<'c> SinglePass<'c> {
     /// when certain (read whole to report it), else doubted.
     fn container_failed(&mut self, text: &str) {
         let Some(top) = self.stack.pop() else { return };
-        let (slot, id, start) = match &top {
-            Frame::Array(a) => (a.slot, a.slot.node, a.start),
-            Frame::Object(o) => (o.slot, Some(o.id), o.start),
-            Frame::Free(_) => (FREE, None, 0),
+        let (slot, id, start, from) = match &top {
+            Frame::Array(a) => (a.slot, a.slot.node, a.start, a.report_from),
+            Frame::Object(o) => (o.slot, Some(o.id), o.start, o.report_from),
+            Frame::Free(_) => (FREE, None, 0, 0),
         };
         if let Some(id) = id.filter(|&id| self.certain(slot, id)) {
             let room = self.max_depth.saturating_sub(self.stack.len());
@@ -2109,7 +2233,14 @@ impl<'c> SinglePass<'c> {
                     let path = self.path(text);
                     let problems = check::problems(self.nodes, id, &v, &path, self.max_problems);
                     if !problems.is_empty() {
-                        self.refuse(problems);
+                        // Reporting: the container's own problems come before its
+                        // members', as the full path lists them: list it anew.
+                        if let Some(report) = &mut self.report {
+                            report.truncate(from);
+                        }
+                        if self.certain_failure(problems) {
+                            self.after_value(text);
+                        }
                         return;
                     }
                 }
@@ -2139,7 +2270,9 @@ impl<'c> SinglePass<'c> {
         {
             // A required property no default fills is missing whatever repairs do elsewhere.
             let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
-            if required_seen != o.required && o.slot.certain && !rules.default_if_invalid {
+            // (Reporting: where the close can be reported in the full path's words, it is, below.)
+            let reported_below = self.report.is_some() && self.certain(o.slot, o.id);
+            if required_seen != o.required && o.slot.certain && !rules.default_if_invalid && !reported_below {
                 let base = self.path(text);
                 let mut problems = Vec::new();
                 for (name, _) in &n.properties {

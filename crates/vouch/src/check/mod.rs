@@ -139,6 +139,24 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
             || Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast()))
 }
 
+/// The problems of one undeclared member of an object at node `object`
+/// (`additionalProperties`, a hazardous key), with `path` the member's own,
+/// as the whole walk lists them there.
+pub(crate) fn member_problems(
+    nodes: &[Node],
+    object: NodeId,
+    key: &str,
+    item: &Value,
+    path: &str,
+    max: usize,
+) -> Vec<Problem> {
+    let Some(n) = nodes.get(object) else { return Vec::new() };
+    let mut ctx = Ctx::reporting(path, max);
+    let eval = Eval::new(nodes);
+    eval.member(n, key, item, &mut ctx, &mut 0);
+    ctx.problems
+}
+
 /// The problem of a value whose type the node does not allow, at `path`.
 pub(crate) fn wrong_type(types: Types, v: &Value, path: String) -> Problem {
     let names = types.describe();

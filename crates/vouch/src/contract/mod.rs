@@ -244,7 +244,7 @@ impl Contract {
         if text.len() > self.limits.max_bytes {
             return self.check(text.as_bytes());
         }
-        let outcome = self.single_pass(false).finish(text);
+        let outcome = self.single_pass(false).reporting().finish(text);
         self.verdict_of(text, outcome, None)
     }
 
@@ -265,6 +265,7 @@ impl Contract {
             }
             Outcome::Accepted(v) => self.vouch(self.changed(text, v, Vec::new())),
             Outcome::ReadRefused(problem) => Verdict::refuse(vec![problem]),
+            Outcome::Reported(problems) => Verdict::refuse(problems),
             Outcome::Unread(Some(e)) if !text.trim().is_empty() => {
                 // The very error the full path's reader would stop at:
                 // refused as such, or unwrapped, without reading again.
@@ -392,7 +393,10 @@ impl Contract {
         let raw = raw.as_ref();
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
-                matches!(self.single_pass(false).finish(text), Outcome::Refused(..) | Outcome::ReadRefused(..))
+                matches!(
+                    self.single_pass(false).reporting().finish(text),
+                    Outcome::Refused(..) | Outcome::ReadRefused(..) | Outcome::Reported(..)
+                )
             })
     }
 
