@@ -12,7 +12,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Output};
 use std::time::{Duration, Instant};
 
 use common::{root, scratch, text, vouch};
@@ -33,14 +33,7 @@ fn ten_bytes() -> String {
 }
 
 fn spawn(args: &[&str]) -> (Child, ChildStdin) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn(args);
     let stdin = child.stdin.take().unwrap();
     (child, stdin)
 }

@@ -101,21 +101,8 @@ fn examples_and_their_damage() {
 
 #[test]
 fn benchmark_corpus_slice() {
-    let Some(bench) = common::shared_dir("bench") else { return };
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("single-pass-corpus");
-    let made = std::process::Command::new("python3")
-        .arg(bench.join("gen.py"))
-        .args(["--out", out.to_str().unwrap(), "--small", "4000", "--large", "60"])
-        .status();
-    match made {
-        Ok(s) if s.success() => {}
-        other => {
-            let msg = format!("cannot generate the benchmark corpus with python3: {other:?}");
-            assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "{msg}");
-            eprintln!("\n!!!!! {msg}: SKIPPING !!!!!\n");
-            return;
-        }
-    }
+    let Some((bench, out)) = common::bench_corpus(&out, 4000, 60) else { return };
     let contract = |name: &str| {
         let text = std::fs::read_to_string(bench.join("contracts").join(name)).unwrap();
         Contract::from_json_str(&text).unwrap()

@@ -9,15 +9,20 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-pub fn vouch(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
+/// `vouch` started from the project root with piped standard streams.
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_vouch"))
         .args(args)
         .current_dir(root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+pub fn vouch(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = spawn(args);
     let mut input = child.stdin.take().unwrap();
     // The command may exit before reading (a bad contract): a closed pipe is fine.
     let _ = input.write_all(stdin.unwrap_or_default());

@@ -137,3 +137,24 @@ pub fn expected_verdict(contract: &vouch::Contract, raw: &[u8]) -> vouch::Verdic
     problems.truncate(room);
     vouch::Verdict::Refused(vouch::Refused { problems })
 }
+
+/// The benchmark corpus (`$VOUCH_SHARED/bench/gen.py`) generated into
+/// `out` with `small` and `large` replies: the shared `bench` folder and
+/// the corpus's folder, or `None` (said loudly; under `CI=true` it fails)
+/// without the shared folder or `python3`.
+pub fn bench_corpus(out: &std::path::Path, small: usize, large: usize) -> Option<(PathBuf, PathBuf)> {
+    let bench = shared_dir("bench")?;
+    let made = std::process::Command::new("python3")
+        .arg(bench.join("gen.py"))
+        .args(["--out", out.to_str()?, "--small", &small.to_string(), "--large", &large.to_string()])
+        .status();
+    match made {
+        Ok(s) if s.success() => Some((bench, out.to_path_buf())),
+        other => {
+            let msg = format!("cannot generate the benchmark corpus with python3: {other:?}");
+            assert!(!std::env::var("CI").is_ok_and(|v| v == "true"), "{msg}");
+            eprintln!("\n!!!!! {msg}: SKIPPING !!!!!\n");
+            None
+        }
+    }
+}
