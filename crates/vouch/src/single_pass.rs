@@ -1376,7 +1376,7 @@ impl<'c> SinglePass<'c> {
     /// control character, within a `maxLength` being watched) or number (a
     /// digit where digits go on), or is white space where the pass waits:
     /// then it is taken here, as reading it would, and true.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn extends(&mut self, text: &str, b: u8) -> bool {
         let len = text.len();
         if self.halt.is_some() || self.pos + 1 != len {

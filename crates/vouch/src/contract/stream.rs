@@ -72,6 +72,8 @@ pub struct StreamCheck<'c> {
     not_utf8: Option<(Problem, usize)>,
     /// Refused: the byte count that decided it, and why.
     refusal: Option<(usize, Vec<Problem>)>,
+    /// The contract's `max_bytes`.
+    max_bytes: usize,
 }
 
 impl std::fmt::Debug for StreamCheck<'_> {
@@ -97,6 +99,7 @@ impl<'c> StreamCheck<'c> {
             too_large: false,
             not_utf8: None,
             refusal: None,
+            max_bytes: contract.limits().max_bytes,
         }
     }
 
@@ -107,11 +110,7 @@ impl<'c> StreamCheck<'c> {
         // white space where the pass waits, is taken on the spot (a model
         // streams a token or a byte at a time: this is the common case).
         if let [b] = piece {
-            if *b < 0x80
-                && self.tail.is_empty()
-                && self.refusal.is_none()
-                && self.received < self.contract.limits().max_bytes
-            {
+            if *b < 0x80 && self.tail.is_empty() && self.refusal.is_none() && self.received < self.max_bytes {
                 self.received += 1;
                 self.text.push(char::from(*b));
                 if self.pass.extends(&self.text, *b) && self.pass.refusal().is_none() {
@@ -281,7 +280,7 @@ impl<'c> StreamCheck<'c> {
             // A pass that stopped early worded its problem on the text it had:
             // the whole reply is read once more for the verdict check gives.
             let outcome = if decided.is_some() {
-                self.contract.single_pass(false).finish(&self.text)
+                self.contract.single_pass(false).reporting().finish(&self.text)
             } else {
                 self.pass.finish(&self.text)
             };
