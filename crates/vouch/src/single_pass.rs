@@ -41,7 +41,9 @@ use crate::check::{is_valid, is_valid_here, is_valid_string_here};
 use crate::node::{hazardous_key, Node, NodeId, Types};
 use crate::pointer;
 use crate::problem::{display_path, excerpt_text, Problem, ProblemCode, Repair};
-use crate::read::parser::{read_value, Integers, Parser, ReadError, Scalar as ParsedScalar, COLON, KEY};
+use crate::read::parser::{
+    is_ws, plain_run_end, read_value, skip_ws, Integers, Parser, ReadError, Scalar as ParsedScalar, COLON, KEY,
+};
 use crate::read::Unwrap;
 use crate::repair::{default_of, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling, Repairer};
 
@@ -51,6 +53,39 @@ pub(crate) struct Plan {
     pub(super) read: Read,
     /// How a scalar is checked at this node.
     pub(super) scalar: Scalar,
+    /// What a string's prefix can decide here (its node's own keywords).
+    watch: Option<WatchPlan>,
+}
+
+/// The prefix checks a string at a node gets, worked out once per contract
+/// (see [`Watch`]).
+#[derive(Debug, Clone, Copy)]
+struct WatchPlan {
+    max_chars: Option<u64>,
+    /// The `enum`/`const` values that are strings, by position (at most 64).
+    members: u64,
+    choices: bool,
+}
+
+impl WatchPlan {
+    fn of(n: &Node, scalar: Scalar) -> Option<Self> {
+        // Only a node whose own keywords decide a string (no applicator beside).
+        if !matches!(scalar, Scalar::Here | Scalar::Typed(_)) {
+            return None;
+        }
+        // Past 64 values the prefix is not watched (the whole string decides).
+        let choices = choices_of(n).filter(|c| c.len() <= 64);
+        let members = choices
+            .map_or(0, |c| c.iter().enumerate().filter(|(_, v)| v.is_string()).fold(0u64, |m, (i, _)| m | (1 << i)));
+        // A node with enum or const reports only that failure: its length is not a problem of its own.
+        let max_chars = if n.enumeration.is_some() || n.constant.is_some() { None } else { n.max_length };
+        (choices.is_some() || max_chars.is_some()).then_some(Self { max_chars, members, choices: choices.is_some() })
+    }
+}
+
+/// A node's `enum` values, or its `const` as one.
+fn choices_of(n: &Node) -> Option<&[Value]> {
+    n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +136,13 @@ pub(super) struct Fill {
 
 /// One plan per node of the arena.
 pub(crate) fn plans(nodes: &[Node]) -> Vec<Plan> {
-    nodes.iter().map(|n| Plan { read: plan(nodes, n), scalar: scalar_plan(n) }).collect()
+    nodes
+        .iter()
+        .map(|n| {
+            let scalar = scalar_plan(n);
+            Plan { read: plan(nodes, n), scalar, watch: WatchPlan::of(n, scalar) }
+        })
+        .collect()
 }
 
 fn scalar_plan(n: &Node) -> Scalar {
@@ -442,15 +483,9 @@ struct Watch<'c> {
 }
 
 impl<'c> Watch<'c> {
-    fn of(n: &'c Node) -> Option<Self> {
-        let choices = n.enumeration.as_deref().or(n.constant.as_ref().map(std::slice::from_ref));
-        // Past 64 values the prefix is not watched (the whole string decides).
-        let choices = choices.filter(|c| c.len() <= 64);
-        let members = choices
-            .map_or(0, |c| c.iter().enumerate().filter(|(_, v)| v.is_string()).fold(0u64, |m, (i, _)| m | (1 << i)));
-        // A node with enum or const reports only that failure: its length is not a problem of its own.
-        let max_chars = if n.enumeration.is_some() || n.constant.is_some() { None } else { n.max_length };
-        (choices.is_some() || max_chars.is_some()).then_some(Self { max_chars, chars: 0, choices, members, matched: 0 })
+    fn of(n: &'c Node, plan: WatchPlan) -> Self {
+        let choices = if plan.choices { choices_of(n) } else { None };
+        Self { max_chars: plan.max_chars, chars: 0, choices, members: plan.members, matched: 0 }
     }
 
     /// Keep the members whose next byte is `b`; false when none is.
@@ -1022,12 +1057,7 @@ impl<'c> SinglePass<'c> {
             }
             Expect::Colon => {
                 if b == b':' {
-                    self.pos += 1;
-                    let pos = self.pos;
-                    if let Some(Frame::Object(o)) = self.stack.last_mut() {
-                        o.member.value_start = pos;
-                    }
-                    self.expect = Expect::Value(self.child_slot());
+                    self.past_colon(self.pos + 1);
                 } else {
                     let e = Parser::at(text, self.pos, self.integers).expected(COLON);
                     self.read_error(text, e);
@@ -1051,7 +1081,7 @@ impl<'c> SinglePass<'c> {
                 };
                 if b == b',' {
                     self.pos += 1;
-                    self.another(text);
+                    self.another();
                 } else if b == close {
                     self.pos += 1;
                     self.close(text);
@@ -1188,7 +1218,7 @@ impl<'c> SinglePass<'c> {
 
     /// A stop: nothing in the arena where a node should be (never happens; fail closed).
     fn unread_here(&mut self) -> bool {
-        self.halt = Some(Halt::Unread(None));
+        self.unread_here_void();
         true
     }
 
@@ -1222,7 +1252,7 @@ impl<'c> SinglePass<'c> {
         match (!nested && !near_end).then(|| p.whole(room)) {
             Some(Ok(v)) => {
                 self.pos = p.pos;
-                self.settle(text, slot, &v, false, start);
+                self.settle(text, slot, &v);
                 true
             }
             // Cut off, or not strict JSON: read on as it would stream (which
@@ -1317,11 +1347,8 @@ impl<'c> SinglePass<'c> {
 
     /// The prefix checks for a string at node `id`, if any could decide.
     fn watch(&self, id: NodeId) -> Option<Watch<'c>> {
-        let n = self.node(id)?;
-        // Only a node whose own keywords decide a string (no applicator beside).
-        matches!(self.plans.get(id).map(|p| p.scalar), Some(Scalar::Here | Scalar::Typed(_)))
-            .then(|| Watch::of(n))
-            .flatten()
+        let plan = self.plans.get(id)?.watch?;
+        Some(Watch::of(self.node(id)?, plan))
     }
 
     fn literal(&mut self, text: &str, slot: Slot, start: usize) -> bool {
@@ -1489,12 +1516,7 @@ impl<'c> SinglePass<'c> {
                 let Some(state) = NumberState::Start.then(b) else { return false };
                 self.token = Some(Token::Number { start, scan: NumberScan { pos: len, state } });
             }
-            None if b == b':' && matches!(self.expect, Expect::Colon) => {
-                if let Some(Frame::Object(o)) = self.stack.last_mut() {
-                    o.member.value_start = len;
-                }
-                self.expect = Expect::Value(self.child_slot());
-            }
+            None if b == b':' && matches!(self.expect, Expect::Colon) => self.past_colon(len),
             None => return false,
         }
         self.pos = len;
@@ -1541,7 +1563,7 @@ impl<'c> SinglePass<'c> {
             Some(Token::Literal { start, .. }) => self.literal(text, slot.unwrap_or(FREE), start),
             Some(Token::Str { start, mut scan }) => match scanned.unwrap_or_else(|| scan.scan(text)) {
                 Scanned::Watched => {
-                    let problem = self.early_string(text, slot.unwrap_or(FREE), &scan, start);
+                    let problem = self.early_string(text, &scan, start);
                     self.refuse(vec![problem]);
                     true
                 }
@@ -1586,7 +1608,7 @@ impl<'c> SinglePass<'c> {
         match self.plans.get(id).map(|p| p.scalar) {
             Some(Scalar::Typed(types)) => {
                 if types.is_some_and(|t| !t.contains(Types::STRING)) {
-                    self.fail(text, slot, id, &Value::String(s.to_owned()));
+                    self.fail(slot, id, &Value::String(s.to_owned()));
                 }
                 self.after_value(text)
             }
@@ -1596,11 +1618,11 @@ impl<'c> SinglePass<'c> {
                 if untouched && is_valid_string_here(self.nodes, id, s) {
                     return self.after_value(text);
                 }
-                self.scalar_failed(text, slot, id, Value::String(s.to_owned()), start);
+                self.scalar_failed(slot, id, Value::String(s.to_owned()), start);
                 self.after_value(text)
             }
             _ => {
-                self.settle(text, slot, &Value::String(s.to_owned()), false, start);
+                self.settle(text, slot, &Value::String(s.to_owned()));
             }
         }
     }
@@ -1617,7 +1639,7 @@ impl<'c> SinglePass<'c> {
         match self.plans.get(id).map(|p| p.scalar) {
             Some(Scalar::Typed(types)) => {
                 if types.is_some_and(|t| !t.admits_scalar(&scalar)) {
-                    self.fail(text, slot, id, &scalar.to_value());
+                    self.fail(slot, id, &scalar.to_value());
                 }
                 self.after_value(text)
             }
@@ -1628,10 +1650,10 @@ impl<'c> SinglePass<'c> {
                 if untouched && is_valid_here(self.nodes, id, &v) {
                     return self.after_value(text);
                 }
-                self.scalar_failed(text, slot, id, v, start);
+                self.scalar_failed(slot, id, v, start);
                 self.after_value(text)
             }
-            _ => self.settle(text, slot, &scalar.into_value(), false, start),
+            _ => self.settle(text, slot, &scalar.into_value()),
         }
     }
 
@@ -1639,11 +1661,11 @@ impl<'c> SinglePass<'c> {
     /// repaired here when the repair settles at once and leaves it valid
     /// (the text from `start` to `pos` replaced by the result), else doubted
     /// or refused.
-    fn scalar_failed(&mut self, text: &str, slot: Slot, id: NodeId, sent: Value, start: usize) {
+    fn scalar_failed(&mut self, slot: Slot, id: NodeId, sent: Value, start: usize) {
         if self.node(id).is_some_and(|n| n.policy.is_some()) && self.repair_scalar(id, sent.clone(), start) {
             return;
         }
-        self.fail(text, slot, id, &sent);
+        self.fail(slot, id, &sent);
     }
 
     /// Whether the scalar from `start` was repaired in place (see [`Self::scalar_failed`]).
@@ -1673,24 +1695,20 @@ impl<'c> SinglePass<'c> {
 
     /// A value read whole: vouched for when valid for the node and no
     /// repair would touch it; else doubted, or refused when certain.
-    fn settle(&mut self, text: &str, slot: Slot, v: &Value, scalar_here: bool, _start: usize) {
+    fn settle(&mut self, text: &str, slot: Slot, v: &Value) {
         if let Some(id) = slot.node {
             let ok = self.node(id).is_some_and(|n| {
+                // One repair is enough to doubt: the probe stops there.
                 let untouched = !n.policy_below || {
-                    if scalar_here {
-                        leaves_valid_scalar_alone(n, v)
-                    } else {
-                        // One repair is enough to doubt: the probe stops there.
-                        let mut probe = v.clone();
-                        let mut r = Repairer::with_budget(self.nodes, 1);
-                        r.repair(id, &mut probe);
-                        r.made() == 0 && r.over().is_none()
-                    }
+                    let mut probe = v.clone();
+                    let mut r = Repairer::with_budget(self.nodes, 1);
+                    r.repair(id, &mut probe);
+                    r.made() == 0 && r.over().is_none()
                 };
-                untouched && if scalar_here { is_valid_here(self.nodes, id, v) } else { is_valid(self.nodes, id, v) }
+                untouched && is_valid(self.nodes, id, v)
             });
             if !ok {
-                self.fail(text, slot, id, v);
+                self.fail(slot, id, v);
             }
         }
         if self.halt.is_none() {
@@ -1699,9 +1717,9 @@ impl<'c> SinglePass<'c> {
     }
 
     /// Node `id` does not vouch for `v` as it stands: refused when certain, else doubted.
-    fn fail(&mut self, text: &str, slot: Slot, id: NodeId, v: &Value) {
+    fn fail(&mut self, slot: Slot, id: NodeId, v: &Value) {
         if self.certain(slot, id) && !is_valid(self.nodes, id, v) {
-            let path = self.path(text);
+            let path = self.path();
             let problems = check::problems(self.nodes, id, v, &path, self.max_problems);
             if !problems.is_empty() {
                 self.certain_failure(problems);
@@ -1773,7 +1791,7 @@ impl<'c> SinglePass<'c> {
     }
 
     /// The JSON Pointer of the value being read, from the open containers.
-    fn path(&self, _text: &str) -> String {
+    fn path(&self) -> String {
         let mut out = String::new();
         for frame in &self.stack {
             match frame {
@@ -1799,15 +1817,15 @@ impl<'c> SinglePass<'c> {
     }
 
     fn early_wrong_type(&self, text: &str, types: Types, kind: Types) -> Problem {
-        let path = self.path(text);
+        let path = self.path();
         let names = types.describe();
         let kind_name = kind.names().next().unwrap_or("value");
         let got = text.get(self.pos..).map(excerpt_text).unwrap_or_default();
         Problem::new(ProblemCode::WrongType, &path, names.clone(), got, &format!("expected {names}, got {}", kind_name))
     }
 
-    fn early_string(&self, text: &str, _slot: Slot, scan: &StringScan<'c>, start: usize) -> Problem {
-        let path = self.path(text);
+    fn early_string(&self, text: &str, scan: &StringScan<'c>, start: usize) -> Problem {
+        let path = self.path();
         let got = text.get(start..scan.pos).map(excerpt_text).unwrap_or_default();
         match &scan.watch {
             Some(Watch { choices: Some(choices), .. }) => {
@@ -1884,7 +1902,7 @@ impl<'c> SinglePass<'c> {
     }
 
     /// After `,`: the next member or item.
-    fn another(&mut self, text: &str) {
+    fn another(&mut self) {
         match self.stack.last_mut() {
             Some(Frame::Object(_)) => self.expect = Expect::Key,
             Some(Frame::Free(f)) => {
@@ -1895,16 +1913,14 @@ impl<'c> SinglePass<'c> {
                 // Another item must follow a comma: past `maxItems` now (reporting:
                 // reported at the close, with the items' problems).
                 if let Some(max) = a.n.max_items {
-                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below && self.report.is_some() {
-                        let (n, count) = (a.n, a.index + 1);
-                        let problem = self.early_too_many_items(text, n, count, max);
-                        self.defer(problem);
-                    } else if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below {
-                        let n = a.n;
+                    if a.index as u64 + 1 > max && a.slot.certain && !a.n.repair_below {
                         let count = a.index + 1;
-                        let problem = self.early_too_many_items(text, n, count, max);
-                        self.refuse(vec![problem]);
-                        return;
+                        let problem = self.early_too_many_items(count, max);
+                        if self.report.is_none() {
+                            self.refuse(vec![problem]);
+                            return;
+                        }
+                        self.defer(problem);
                     }
                 }
                 self.begin_item();
@@ -1913,8 +1929,8 @@ impl<'c> SinglePass<'c> {
         }
     }
 
-    fn early_too_many_items(&self, text: &str, _n: &Node, count: usize, max: u64) -> Problem {
-        let mut path = self.path(text);
+    fn early_too_many_items(&self, count: usize, max: u64) -> Problem {
+        let mut path = self.path();
         // The path names the array, not the item about to come.
         if let Some(cut) = path.rfind('/') {
             path.truncate(cut);
@@ -1941,7 +1957,7 @@ impl<'c> SinglePass<'c> {
                     && bytes.get(start + 1..end - 1) == Some(name.as_bytes())
                 {
                     self.pos = end;
-                    self.declared_key(text, name, (next, id, required));
+                    self.member_key(text, MemberKey::Declared(name), Some((next, id, required)));
                     return true;
                 }
             }
@@ -1969,11 +1985,6 @@ impl<'c> SinglePass<'c> {
         }
     }
 
-    /// A declared name met as raw bytes.
-    fn declared_key(&mut self, text: &str, name: &'c str, found: (usize, NodeId, bool)) {
-        self.member_key(text, MemberKey::Declared(name), Some(found));
-    }
-
     /// A key read whole.
     fn key_done(&mut self, text: &str, key: &str, start: usize) {
         if let Some(Frame::Free(f)) = self.stack.last_mut() {
@@ -1983,10 +1994,11 @@ impl<'c> SinglePass<'c> {
                 let e = ReadError {
                     code: ProblemCode::DuplicateKey,
                     offset: self.pos,
-                    path: self.path(text),
+                    path: self.path(),
                     detail: format!("the key {key:?} appears twice in one object"),
                 };
-                self.duplicate(text, e);
+                // Certain whatever the value: a repeated key is refused by every reader of the reply.
+                self.read_error(text, e);
                 return;
             }
             self.expect = Expect::Colon;
@@ -2007,11 +2019,6 @@ impl<'c> SinglePass<'c> {
         };
         let _ = start;
         self.member_key(text, key, found);
-    }
-
-    fn duplicate(&mut self, text: &str, e: ReadError) {
-        // Certain whatever the value: a repeated key is refused by every reader of the reply.
-        self.read_error(text, e);
     }
 
     /// An object member's key, looked up.
@@ -2043,14 +2050,15 @@ impl<'c> SinglePass<'c> {
         };
         if repeated {
             let name = o.member.key.as_str().to_owned();
-            let path = self.path(text);
+            let path = self.path();
             let e = ReadError {
                 code: ProblemCode::DuplicateKey,
                 offset: self.pos,
                 path,
                 detail: format!("the key {name:?} appears twice in one object"),
             };
-            self.duplicate(text, e);
+            // Certain whatever the value: a repeated key is refused by every reader of the reply.
+            self.read_error(text, e);
             return;
         }
         let Some(Frame::Object(o)) = self.stack.last() else { return };
@@ -2058,7 +2066,7 @@ impl<'c> SinglePass<'c> {
             let refused_outright = !o.strip && o.slot.certain && !o.n.repair_below;
             if refused_outright && self.report.is_some() {
                 // Reported once its value is read (the full path quotes it).
-                let path = self.path(text);
+                let path = self.path();
                 self.defer(Problem::new(
                     ProblemCode::UnexpectedProperty,
                     &path,
@@ -2074,7 +2082,7 @@ impl<'c> SinglePass<'c> {
                 return;
             }
             if refused_outright {
-                let path = self.path(text);
+                let path = self.path();
                 let hazard = o.n.plain_keys && hazardous_key(o.member.key.as_str());
                 let problem = if hazard {
                     Problem::new(
@@ -2112,13 +2120,18 @@ impl<'c> SinglePass<'c> {
     fn colon_at_once(&mut self, text: &str) {
         let at = skip_ws(text.as_bytes(), self.pos);
         if text.as_bytes().get(at) == Some(&b':') {
-            self.pos = at + 1;
-            let pos = self.pos;
-            if let Some(Frame::Object(o)) = self.stack.last_mut() {
-                o.member.value_start = pos;
-            }
-            self.expect = Expect::Value(self.child_slot());
+            self.past_colon(at + 1);
         }
+    }
+
+    /// Past a key's colon (the value may start at `pos`): expect the value.
+    #[inline]
+    fn past_colon(&mut self, pos: usize) {
+        self.pos = pos;
+        if let Some(Frame::Object(o)) = self.stack.last_mut() {
+            o.member.value_start = pos;
+        }
+        self.expect = Expect::Value(self.child_slot());
     }
 
     /// A value complete: book it in its container, and move on.
@@ -2141,7 +2154,7 @@ impl<'c> SinglePass<'c> {
                 let (object, start) = (o.id, o.member.value_start);
                 let key = o.member.key.as_str().to_owned();
                 let room = self.max_depth.saturating_sub(self.stack.len());
-                let path = self.path(text);
+                let path = self.path();
                 let item = Parser::at(text, start, self.integers).whole(room);
                 let Ok(item) = item else { return self.unread_here_void() };
                 let problems = check::member_problems(self.nodes, object, &key, &item, &path, self.max_problems);
@@ -2180,7 +2193,7 @@ impl<'c> SinglePass<'c> {
         let at = skip_ws(text.as_bytes(), self.pos);
         if text.as_bytes().get(at) == Some(&b',') {
             self.pos = at + 1;
-            self.another(text);
+            self.another();
         }
     }
 
@@ -2197,7 +2210,7 @@ impl<'c> SinglePass<'c> {
                 if let Some((slot, start)) = f.settle {
                     let room = self.max_depth.saturating_sub(self.stack.len());
                     match Parser::at(text, start, self.integers).whole(room) {
-                        Ok(v) => self.settle(text, slot, &v, false, start),
+                        Ok(v) => self.settle(text, slot, &v),
                         Err(e) => self.read_error(text, e),
                     }
                 } else {
@@ -2232,7 +2245,7 @@ impl<'c> SinglePass<'c> {
             let room = self.max_depth.saturating_sub(self.stack.len());
             if let Ok(v) = Parser::at(text, start, self.integers).whole(room) {
                 if !is_valid(self.nodes, id, &v) {
-                    let path = self.path(text);
+                    let path = self.path();
                     let problems = check::problems(self.nodes, id, &v, &path, self.max_problems);
                     if !problems.is_empty() {
                         // Reporting: the container's own problems come before its
@@ -2275,7 +2288,7 @@ impl<'c> SinglePass<'c> {
             // (Reporting: where the close can be reported in the full path's words, it is, below.)
             let reported_below = self.report.is_some() && self.certain(o.slot, o.id);
             if required_seen != o.required && o.slot.certain && !rules.default_if_invalid && !reported_below {
-                let base = self.path(text);
+                let base = self.path();
                 let mut problems = Vec::new();
                 for (name, _) in &n.properties {
                     if let Some((i, _, true)) = n.property_index.position(name) {
@@ -2378,28 +2391,4 @@ fn within(changes: &mut [Change<'_>], from: usize, segment: &str) {
         full.push_str(&f.path);
         f.path = full;
     }
-}
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
-    while let Some(&b) = bytes.get(pos) {
-        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-            pos += 1;
-        } else {
-            break;
-        }
-    }
-    pos
-}
-
-/// The end of the run of string bytes that need no attention (no quote,
-/// backslash or control character) from `pos`.
-fn plain_run_end(bytes: &[u8], mut pos: usize) -> usize {
-    while bytes.get(pos).is_some_and(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
-        pos += 1;
-    }
-    pos
 }

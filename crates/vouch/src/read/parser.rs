@@ -195,7 +195,7 @@ const SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// backslash or control character) starting at `pos`. Eight bytes at a time
 /// (SWAR): most strings in replies are plain text.
 #[inline]
-fn plain_run_end(bytes: &[u8], pos: usize) -> usize {
+pub(crate) fn plain_run_end(bytes: &[u8], pos: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let rest = bytes.get(pos..).unwrap_or_default();
@@ -226,7 +226,28 @@ fn plain_run_end(bytes: &[u8], pos: usize) -> usize {
             .unwrap_or(chunks.remainder().len())
 }
 
-fn is_ws(b: u8) -> bool {
+/// Past the white space from `pos`.
+#[inline]
+pub(crate) fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    // Pretty-printed replies indent with runs of spaces: take them eight at a time.
+    while let Some(&b) = bytes.get(pos) {
+        if b == b' ' {
+            while bytes.get(pos..pos + 8).is_some_and(|c| c == b"        ") {
+                pos += 8;
+            }
+            while bytes.get(pos) == Some(&b' ') {
+                pos += 1;
+            }
+        } else if is_ws(b) {
+            pos += 1;
+        } else {
+            break;
+        }
+    }
+    pos
+}
+
+pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
@@ -243,21 +264,7 @@ impl<'a> Parser<'a> {
 
     #[inline]
     pub(crate) fn skip_ws(&mut self) {
-        // Pretty-printed replies indent with runs of spaces: take them eight at a time.
-        while let Some(&b) = self.bytes.get(self.pos) {
-            if b == b' ' {
-                while self.bytes.get(self.pos..self.pos + 8).is_some_and(|c| c == b"        ") {
-                    self.pos += 8;
-                }
-                while self.bytes.get(self.pos) == Some(&b' ') {
-                    self.pos += 1;
-                }
-            } else if is_ws(b) {
-                self.pos += 1;
-            } else {
-                return;
-            }
-        }
+        self.pos = skip_ws(self.bytes, self.pos);
     }
 
     /// The error the whole-value reader gives where `what` was expected
