@@ -405,12 +405,38 @@ impl Keys {
 /// Where a value is read: its node (none: no keyword constrains it), and
 /// whether a failure of that node is certain to refuse the reply (no
 /// unwrap declared, and nothing above can remove or replace the value).
+///
+/// Eight bytes, passed and stored whole: the pass writes one and reads it
+/// back at once, and a wider one stalls that store's forwarding.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
-    node: Option<NodeId>,
+    /// The node's id, or [`NO_NODE`] (ids fit: the pass reads no arena this
+    /// large, see [`SinglePass::new`]).
+    node_ref: u32,
     certain: bool,
     /// No repair above can replace or drop the value: a partial may show it.
     stable: bool,
+}
+
+/// A slot no node constrains.
+const NO_NODE: u32 = u32::MAX;
+
+impl Slot {
+    #[inline(always)]
+    fn new(node: Option<NodeId>, certain: bool, stable: bool) -> Self {
+        let node_ref = node.and_then(|id| u32::try_from(id).ok()).unwrap_or(NO_NODE);
+        Self { node_ref, certain, stable }
+    }
+
+    #[inline(always)]
+    fn node(self) -> Option<NodeId> {
+        (self.node_ref != NO_NODE).then_some(self.node_ref as NodeId)
+    }
+
+    #[inline(always)]
+    fn with_node(self, node: Option<NodeId>) -> Self {
+        Self::new(node, self.certain, self.stable)
+    }
 }
 
 /// What the pass expects next in the text.
@@ -684,6 +710,8 @@ struct ObjectFrame<'c> {
     first_change: usize,
     /// The member being read.
     member: Member<'c>,
+    /// The key of the member being read, when undeclared (as read).
+    read_key: Option<Box<str>>,
     /// Where this object's problems start in the report.
     report_from: usize,
     /// Members read complete and valid, unchanged: (key, value start, value end), for partials.
@@ -693,33 +721,25 @@ struct ObjectFrame<'c> {
 /// The member of an object being read.
 #[derive(Default)]
 struct Member<'c> {
-    /// Its key: a declared name, or as read.
-    key: MemberKey<'c>,
-    /// Declared: its node.
-    declared: bool,
-    node: Option<NodeId>,
+    /// Its key when declared (the contract's own name; undeclared: the
+    /// frame's `read_key`).
+    declared: Option<&'c str>,
+    /// Declared: its node ([`NO_NODE`] else).
+    node_ref: u32,
+    /// Refused outright (a closed object): reported once its value is read.
+    refused: bool,
     /// Changes and doubts before it, to place its changes and tell whether it was vouched for.
     changes: usize,
     doubts: usize,
     value_start: usize,
-    /// Refused outright (a closed object): reported once its value is read.
-    refused: bool,
 }
 
-#[derive(Default)]
-enum MemberKey<'c> {
-    #[default]
-    None,
-    Declared(&'c str),
-    Read(Box<str>),
-}
-
-impl MemberKey<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            Self::None => "",
-            Self::Declared(k) => k,
-            Self::Read(k) => k,
+impl ObjectFrame<'_> {
+    /// The key of the member being read.
+    fn key(&self) -> &str {
+        match self.member.declared {
+            Some(name) => name,
+            None => self.read_key.as_deref().unwrap_or_default(),
         }
     }
 }
@@ -753,6 +773,17 @@ struct FreeFrame {
     key: String,
 }
 
+/// A directed container whose own keywords failed as it closed: what
+/// judging it takes once its frame is gone.
+#[derive(Clone, Copy)]
+struct Failed {
+    slot: Slot,
+    id: Option<NodeId>,
+    start: usize,
+    /// Where its problems start in the report.
+    report_from: usize,
+}
+
 /// Why the pass stopped reading.
 #[derive(Debug, Clone)]
 enum Halt {
@@ -765,6 +796,8 @@ enum Halt {
     /// Not JSON the full path reads, whatever follows, and no unwrap is
     /// tried for it: the full path's read problem.
     ReadRefused(Problem),
+    /// Doubted where nothing after can be certain: the full path decides.
+    Doubted,
 }
 
 /// What the single pass found, once the reply has ended.
@@ -829,6 +862,32 @@ pub(crate) struct SinglePass<'c> {
     /// object refuses, reported with its value): what a stream would have
     /// refused with, should the reply stop reading first.
     deferred: Option<Problem>,
+    /// The report holds only if the reply reads whole as JSON (see
+    /// [`Self::reporting`]).
+    report_if_json: bool,
+}
+
+/// Whether two byte strings are equal: a short one (most keys) compared in
+/// registers, without the call to `memcmp` slice equality makes.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    fn word(s: &[u8], at: usize) -> u64 {
+        s.get(at..at + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes)
+    }
+    fn half(s: &[u8], at: usize) -> u32 {
+        s.get(at..at + 4).and_then(|w| w.try_into().ok()).map_or(0, u32::from_le_bytes)
+    }
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    match len {
+        // Overlapping reads cover every byte.
+        8..=16 => word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
 }
 
 /// The error the reader gives where a value's text ends in the middle.
@@ -926,7 +985,7 @@ impl<'c> SinglePass<'c> {
     ) -> Self {
         let certain = unwrap.is_none();
         let root_policy = nodes.get(root).and_then(|n| n.policy.as_ref()).map(|p| p.rules).unwrap_or_default();
-        let slot = Slot { node: Some(root), certain, stable: !root_policy.default_if_invalid };
+        let slot = Slot::new(Some(root), certain, !root_policy.default_if_invalid);
         Self {
             nodes,
             plans,
@@ -943,13 +1002,16 @@ impl<'c> SinglePass<'c> {
             changes: Vec::new(),
             verbatim: true,
             doubts: 0,
-            halt: None,
+            // A slot names its node in 32 bits: an arena past that (never
+            // compiled: contracts are bounded far below) is the full path's.
+            halt: (nodes.len() >= NO_NODE as usize).then_some(Halt::Unread(None)),
             root_done: None,
             done: Vec::new(),
             partials,
             blank_to: 0,
             report: None,
             deferred: None,
+            report_if_json: false,
         }
     }
 
@@ -957,6 +1019,16 @@ impl<'c> SinglePass<'c> {
     /// words and order, instead of stopping at the first.
     pub(crate) fn reporting(mut self) -> Self {
         self.report = Some(Vec::new());
+        // A contract with an unwrap tries it only on a reply that does not
+        // read as JSON: one that reads whole is judged as it stands, so its
+        // failures are certain after all, once the reading reaches the end
+        // (any stop before drops them: the full path decides).
+        if let Expect::Value(slot) = &mut self.expect {
+            if !slot.certain && !self.unwrap.is_none() {
+                slot.certain = true;
+                self.report_if_json = true;
+            }
+        }
         self
     }
 
@@ -991,7 +1063,7 @@ impl<'c> SinglePass<'c> {
                 Some(Token::Number { start, .. }) => {
                     let slot = match self.expect {
                         Expect::Value(slot) => slot,
-                        _ => Slot { node: None, certain: false, stable: false },
+                        _ => FREE,
                     };
                     self.number(text, slot, start, true);
                     // What follows the number (all there is) is read as before.
@@ -1009,6 +1081,8 @@ impl<'c> SinglePass<'c> {
             Some(Halt::Refused(problems)) => Outcome::Refused(problems),
             Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(problem),
             Some(Halt::Unread(e)) => Outcome::Unread(e),
+            Some(Halt::Doubted) => Outcome::Doubted,
+            None if self.report_if_json && self.doubts > 0 => Outcome::Doubted,
             None if self.report.as_ref().is_some_and(|r| !r.is_empty()) => {
                 let mut problems = self.report.unwrap_or_default();
                 if self.doubts > 0 {
@@ -1118,8 +1192,8 @@ impl<'c> SinglePass<'c> {
 
     /// A value starting at `pos` with byte `b`.
     fn value(&mut self, text: &str, slot: Slot, b: u8) -> bool {
-        let id = slot.node.map(|id| self.resolve(id));
-        let slot = Slot { node: id, ..slot };
+        let id = slot.node().map(|id| self.resolve(id));
+        let slot = slot.with_node(id);
         if let (Some(id), Some(kind)) = (id, kind_of(b)) {
             if let Some(types) = self.node(id).and_then(|n| n.types) {
                 if !admits_kind(types, kind) {
@@ -1146,7 +1220,7 @@ impl<'c> SinglePass<'c> {
                     // path's to read and report; a scalar may still be repaired.
                     if b == b'{' || b == b'[' {
                         self.doubts += 1;
-                        return self.free_value(text, Slot { node: None, ..slot }, b);
+                        return self.free_value(text, slot.with_node(None), b);
                     }
                 }
             }
@@ -1175,6 +1249,7 @@ impl<'c> SinglePass<'c> {
                         next: 0,
                         first_change,
                         member: Member::default(),
+                        read_key: None,
                         done: done_from,
                         report_from: self.report.as_ref().map_or(0, Vec::len),
                     }));
@@ -1280,6 +1355,13 @@ impl<'c> SinglePass<'c> {
         let start = self.pos;
         match b {
             b'"' => {
+                // Most strings: no escape, and closed (whatever follows, they stand as read).
+                let mut p = Parser::at(text, start, self.integers);
+                if let Some(s) = p.plain_string() {
+                    self.pos = p.pos;
+                    self.string_done(text, slot, s, start);
+                    return true;
+                }
                 // Where the text ends before any quote, the string is cut off: no reader needed.
                 // (Looked for only near the text's end: a whole reply pays nothing.)
                 let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
@@ -1342,7 +1424,7 @@ impl<'c> SinglePass<'c> {
 
     /// The prefix checks for a string in `slot`, where a failure is certain.
     fn watch_of(&self, slot: Slot) -> Option<Watch<'c>> {
-        slot.node.filter(|&id| self.certain(slot, id)).and_then(|id| self.watch(id))
+        slot.node().filter(|&id| self.certain(slot, id)).and_then(|id| self.watch(id))
     }
 
     /// The prefix checks for a string at node `id`, if any could decide.
@@ -1474,14 +1556,13 @@ impl<'c> SinglePass<'c> {
             }
             None if b == b'"' => {
                 let Expect::Value(slot) = self.expect else { return false };
-                let id = slot.node.map(|id| self.resolve(id));
+                let id = slot.node().map(|id| self.resolve(id));
                 if id.and_then(|id| self.node(id)).and_then(|n| n.types).is_some_and(|t| !t.contains(Types::STRING)) {
                     return false;
                 }
                 // As `scalar` opens it: watched where its prefix can decide (a watch
                 // that refuses at once is the reading's to report).
-                let watch =
-                    id.filter(|&id| self.certain(Slot { node: Some(id), ..slot }, id)).and_then(|id| self.watch(id));
+                let watch = id.filter(|&id| self.certain(slot.with_node(Some(id)), id)).and_then(|id| self.watch(id));
                 if watch.as_ref().is_some_and(Watch::refused) {
                     return false;
                 }
@@ -1507,7 +1588,7 @@ impl<'c> SinglePass<'c> {
             },
             None if b == b'-' || b.is_ascii_digit() => {
                 let Expect::Value(slot) = self.expect else { return false };
-                let id = slot.node.map(|id| self.resolve(id));
+                let id = slot.node().map(|id| self.resolve(id));
                 let number = |t: Types| admits_kind(t, Types::NUMBER);
                 if id.and_then(|id| self.node(id)).and_then(|n| n.types).is_some_and(|t| !number(t)) {
                     return false;
@@ -1602,7 +1683,7 @@ impl<'c> SinglePass<'c> {
 
     /// A string value read whole.
     fn string_done(&mut self, text: &str, slot: Slot, s: &str, start: usize) {
-        let Some(id) = slot.node else {
+        let Some(id) = slot.node() else {
             return self.after_value(text);
         };
         match self.plans.get(id).map(|p| p.scalar) {
@@ -1633,7 +1714,7 @@ impl<'c> SinglePass<'c> {
             let s = s.clone();
             return self.string_done(text, slot, &s, start);
         }
-        let Some(id) = slot.node else {
+        let Some(id) = slot.node() else {
             return self.after_value(text);
         };
         match self.plans.get(id).map(|p| p.scalar) {
@@ -1696,7 +1777,7 @@ impl<'c> SinglePass<'c> {
     /// A value read whole: vouched for when valid for the node and no
     /// repair would touch it; else doubted, or refused when certain.
     fn settle(&mut self, text: &str, slot: Slot, v: &Value) {
-        if let Some(id) = slot.node {
+        if let Some(id) = slot.node() {
             let ok = self.node(id).is_some_and(|n| {
                 // One repair is enough to doubt: the probe stops there.
                 let untouched = !n.policy_below || {
@@ -1732,6 +1813,12 @@ impl<'c> SinglePass<'c> {
     fn refuse(&mut self, problems: Vec<Problem>) {
         // Reporting stops too: the full path lists what a prefix decided (merged).
         self.report = None;
+        if self.report_if_json {
+            // Decided by a prefix, so not known to be JSON: the full path's.
+            self.deferred = None;
+            self.halt = Some(Halt::Doubted);
+            return;
+        }
         self.halt = Some(Halt::Refused(problems));
     }
 
@@ -1761,6 +1848,11 @@ impl<'c> SinglePass<'c> {
 
     /// Stop reading at a read error: a refusal when no unwrap is tried for it.
     fn read_error(&mut self, text: &str, e: ReadError) {
+        if self.report_if_json {
+            // Not JSON as it stands: what was reported is the unwrap's to decide.
+            self.report = None;
+            self.deferred = None;
+        }
         let mut report = self.report.take().unwrap_or_default();
         report.extend(self.deferred.take());
         if !report.is_empty() {
@@ -1797,7 +1889,7 @@ impl<'c> SinglePass<'c> {
             match frame {
                 Frame::Object(o) => {
                     out.push('/');
-                    pointer::push_escaped(&mut out, o.member.key.as_str());
+                    pointer::push_escaped(&mut out, o.key());
                 }
                 Frame::Array(a) => {
                     out.push('/');
@@ -1862,15 +1954,16 @@ impl<'c> SinglePass<'c> {
         match self.stack.last() {
             Some(Frame::Object(o)) => {
                 let rules = o.n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
-                let node = if o.member.declared { o.member.node } else { o.n.additional_properties };
+                let declared = o.member.declared.is_some();
+                let node = if declared { Some(o.member.node_ref as NodeId) } else { o.n.additional_properties };
                 // An undeclared member the object strips or refuses is read free.
-                let removed = !o.member.declared && self.member_refused(o);
+                let removed = !declared && self.member_refused(o);
                 let certain = o.slot.certain && !rules.default_if_invalid;
                 let stable = o.slot.stable && !rules.default_if_invalid && !removed;
                 if removed {
-                    Slot { node: None, certain: false, stable: false }
+                    FREE
                 } else {
-                    Slot { node, certain, stable }
+                    Slot::new(node, certain, stable)
                 }
             }
             Some(Frame::Array(a)) => {
@@ -1878,7 +1971,7 @@ impl<'c> SinglePass<'c> {
                 let node = a.n.prefix_items.get(a.index).copied().or(a.n.items);
                 let certain = a.slot.certain && !rules.default_if_invalid && !rules.drop_invalid_items;
                 let stable = a.slot.stable && !rules.default_if_invalid;
-                Slot { node, certain, stable }
+                Slot::new(node, certain, stable)
             }
             _ => FREE,
         }
@@ -1887,7 +1980,7 @@ impl<'c> SinglePass<'c> {
     /// Whether the object strips or refuses its undeclared member being read.
     fn member_refused(&self, o: &ObjectFrame<'c>) -> bool {
         o.strip
-            || (o.n.plain_keys && hazardous_key(o.member.key.as_str()))
+            || (o.n.plain_keys && hazardous_key(o.key()))
             || o.n.additional_properties.is_some_and(|a| self.node(a).is_none_or(|a| a.never))
     }
 
@@ -1954,20 +2047,25 @@ impl<'c> SinglePass<'c> {
                 let end = start + name.len() + 2;
                 let bytes = text.as_bytes();
                 if bytes.get(end.saturating_sub(1)) == Some(&b'"')
-                    && bytes.get(start + 1..end - 1) == Some(name.as_bytes())
+                    && bytes.get(start + 1..end - 1).is_some_and(|k| same_bytes(k, name.as_bytes()))
                 {
                     self.pos = end;
-                    self.member_key(text, MemberKey::Declared(name), Some((next, id, required)));
+                    self.member_key(text, Some(name), "", Some((next, id, required)));
                     return true;
                 }
             }
+        }
+        let mut p = Parser::at(text, start, self.integers);
+        if let Some(key) = p.plain_string() {
+            self.pos = p.pos;
+            self.key_done(text, key, start);
+            return true;
         }
         let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
         if rest.len() <= 64 && !rest.contains(&b'"') {
             self.token = Some(Token::Str { start, scan: StringScan::new(start, None) });
             return self.resume_token(text);
         }
-        let mut p = Parser::at(text, start, self.integers);
         match p.string_cow() {
             Ok(key) => {
                 self.pos = p.pos;
@@ -2013,18 +2111,15 @@ impl<'c> SinglePass<'c> {
             }
             _ => (None, None),
         };
-        let key = match declared {
-            Some(name) => MemberKey::Declared(name),
-            None => MemberKey::Read(key.into()),
-        };
         let _ = start;
-        self.member_key(text, key, found);
+        self.member_key(text, declared, key, found);
     }
 
     /// An object member's key, looked up.
     /// `found`: where it stands among the declared properties, its node, and
     /// whether it is required (none: undeclared).
-    fn member_key(&mut self, text: &str, key: MemberKey<'c>, found: Option<(usize, NodeId, bool)>) {
+    /// `declared`: its name, the contract's own (else `read`, as read).
+    fn member_key(&mut self, text: &str, declared: Option<&'c str>, read: &str, found: Option<(usize, NodeId, bool)>) {
         let (changes, doubts) = (self.changes.len(), self.doubts);
         let Some(Frame::Object(o)) = self.stack.last_mut() else { return };
         let repeated = match found {
@@ -2037,19 +2132,21 @@ impl<'c> SinglePass<'c> {
                     true
                 }
             }
-            None => !o.others.get_or_insert_with(Box::default).insert(key.as_str()),
+            None => !o.others.get_or_insert_with(Box::default).insert(read),
         };
-        o.member = Member {
-            key,
-            declared: found.is_some(),
-            node: found.map(|(_, id, _)| id),
-            changes,
-            doubts,
-            value_start: 0,
-            refused: false,
-        };
+        // Field by field: the member is rewritten in place, never moved.
+        let m = &mut o.member;
+        m.declared = declared;
+        m.node_ref = found.and_then(|(_, id, _)| u32::try_from(id).ok()).unwrap_or(NO_NODE);
+        m.refused = false;
+        m.changes = changes;
+        m.doubts = doubts;
+        m.value_start = 0;
+        if declared.is_none() {
+            o.read_key = Some(read.into());
+        }
         if repeated {
-            let name = o.member.key.as_str().to_owned();
+            let name = o.key().to_owned();
             let path = self.path();
             let e = ReadError {
                 code: ProblemCode::DuplicateKey,
@@ -2083,7 +2180,7 @@ impl<'c> SinglePass<'c> {
             }
             if refused_outright {
                 let path = self.path();
-                let hazard = o.n.plain_keys && hazardous_key(o.member.key.as_str());
+                let hazard = o.n.plain_keys && hazardous_key(o.key());
                 let problem = if hazard {
                     Problem::new(
                         ProblemCode::UnexpectedProperty,
@@ -2092,7 +2189,7 @@ impl<'c> SinglePass<'c> {
                         String::new(),
                         &format!(
                             "the key {:?} is read differently by JavaScript and other consumers; declare it to allow it",
-                            o.member.key.as_str()
+                            o.key()
                         ),
                     )
                 } else {
@@ -2152,7 +2249,7 @@ impl<'c> SinglePass<'c> {
             Some(Frame::Object(o)) if o.member.refused => {
                 o.members += 1;
                 let (object, start) = (o.id, o.member.value_start);
-                let key = o.member.key.as_str().to_owned();
+                let key = o.key().to_owned();
                 let room = self.max_depth.saturating_sub(self.stack.len());
                 let path = self.path();
                 let item = Parser::at(text, start, self.integers).whole(room);
@@ -2164,10 +2261,10 @@ impl<'c> SinglePass<'c> {
                 o.members += 1;
                 let before = o.member.changes;
                 if changes_now > before {
-                    let segment = o.member.key.as_str().to_owned();
+                    let segment = o.key().to_owned();
                     within(&mut self.changes, before, &segment);
                 } else if partials && doubts_now == o.member.doubts {
-                    if let MemberKey::Declared(name) = o.member.key {
+                    if let Some(name) = o.member.declared {
                         self.done.push((name, o.member.value_start, pos));
                     }
                 }
@@ -2198,16 +2295,21 @@ impl<'c> SinglePass<'c> {
     }
 
     /// The container on top closed (its closing bracket just read).
+    // Judged where it stands on the stack, then dropped there: moved out, a
+    // frame's copy stalls the loads that read it back.
     fn close(&mut self, text: &str) {
-        let Some(frame) = self.stack.pop() else { return };
-        match &frame {
-            Frame::Object(o) => self.done.truncate(o.done),
-            Frame::Array(a) => self.done.truncate(a.done),
-            Frame::Free(_) => {}
-        }
-        match frame {
-            Frame::Free(f) => {
-                if let Some((slot, start)) = f.settle {
+        let from = match self.stack.last() {
+            Some(Frame::Object(o)) => o.done,
+            Some(Frame::Array(a)) => a.done,
+            Some(Frame::Free(_)) => self.done.len(),
+            None => return,
+        };
+        self.done.truncate(from);
+        match self.stack.last() {
+            Some(Frame::Free(f)) => {
+                let settle = f.settle;
+                self.drop_top();
+                if let Some((slot, start)) = settle {
                     let room = self.max_depth.saturating_sub(self.stack.len());
                     match Parser::at(text, start, self.integers).whole(room) {
                         Ok(v) => self.settle(text, slot, &v),
@@ -2217,30 +2319,34 @@ impl<'c> SinglePass<'c> {
                     self.after_value(text);
                 }
             }
-            Frame::Array(a) => {
+            Some(Frame::Array(a)) => {
                 let len = a.index as u64;
                 let short = a.n.min_items.is_some_and(|min| len < min);
                 let long = a.n.max_items.is_some_and(|max| len > max);
+                let failed = Failed { slot: a.slot, id: a.slot.node(), start: a.start, report_from: a.report_from };
+                self.drop_top();
                 if short || long {
-                    self.stack.push(Frame::Array(a));
-                    self.container_failed(text);
+                    self.container_failed(text, failed);
                     return;
                 }
                 self.after_value(text);
             }
-            Frame::Object(o) => self.close_object(text, o),
+            Some(Frame::Object(_)) => self.close_object(text),
+            None => {}
         }
     }
 
-    /// A directed container whose own keywords fail as it closes: refused
-    /// when certain (read whole to report it), else doubted.
-    fn container_failed(&mut self, text: &str) {
-        let Some(top) = self.stack.pop() else { return };
-        let (slot, id, start, from) = match &top {
-            Frame::Array(a) => (a.slot, a.slot.node, a.start, a.report_from),
-            Frame::Object(o) => (o.slot, Some(o.id), o.start, o.report_from),
-            Frame::Free(_) => (FREE, None, 0, 0),
-        };
+    /// Drop the frame on top, in place.
+    fn drop_top(&mut self) {
+        let len = self.stack.len().saturating_sub(1);
+        self.stack.truncate(len);
+    }
+
+    /// A directed container whose own keywords fail as it closes (its
+    /// frame already dropped): refused when certain (read whole to report
+    /// it), else doubted.
+    fn container_failed(&mut self, text: &str, failed: Failed) {
+        let Failed { slot, id, start, report_from } = failed;
         if let Some(id) = id.filter(|&id| self.certain(slot, id)) {
             let room = self.max_depth.saturating_sub(self.stack.len());
             if let Ok(v) = Parser::at(text, start, self.integers).whole(room) {
@@ -2251,7 +2357,7 @@ impl<'c> SinglePass<'c> {
                         // Reporting: the container's own problems come before its
                         // members', as the full path lists them: list it anew.
                         if let Some(report) = &mut self.report {
-                            report.truncate(from);
+                            report.truncate(report_from);
                         }
                         if self.certain_failure(problems) {
                             self.after_value(text);
@@ -2265,35 +2371,40 @@ impl<'c> SinglePass<'c> {
         self.after_value(text);
     }
 
-    fn close_object(&mut self, text: &str, o: ObjectFrame<'c>) {
+    /// The object on top closed.
+    fn close_object(&mut self, text: &str) {
+        let Some(Frame::Object(o)) = self.stack.last_mut() else { return };
+        let seen = std::mem::replace(&mut o.seen, Seen::Few(0));
+        let (n, required, fills, first_change) = (o.n, o.required, o.fills, o.first_change);
+        let failed = Failed { slot: o.slot, id: Some(o.id), start: o.start, report_from: o.report_from };
+        let (mut required_seen, mut members) = (o.required_seen, o.members);
+        self.drop_top();
         // The closing brace was just read: the fills go in before it.
         let at = self.pos.saturating_sub(1);
         let mut own = Vec::new();
-        let mut required_seen = o.required_seen;
-        let mut members = o.members;
-        for fill in o.fills {
-            if !o.seen.contains(fill.position()) {
+        for fill in fills {
+            if !seen.contains(fill.position()) {
                 required_seen += usize::from(fill.required());
                 own.push(Change { path: String::new(), at, end: at, made: Made::Fill { fill, comma: members > 0 } });
                 members += 1;
             }
         }
-        let n = o.n;
-        if required_seen != o.required
+        if required_seen != required
             || n.min_properties.is_some_and(|min| members < min)
             || n.max_properties.is_some_and(|max| members > max)
         {
             // A required property no default fills is missing whatever repairs do elsewhere.
             let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();
+            let slot = failed.slot;
             // (Reporting: where the close can be reported in the full path's words, it is, below.)
-            let reported_below = self.report.is_some() && self.certain(o.slot, o.id);
-            if required_seen != o.required && o.slot.certain && !rules.default_if_invalid && !reported_below {
+            let reported_below = failed.id.is_some_and(|id| self.report.is_some() && self.certain(slot, id));
+            if required_seen != required && slot.certain && !rules.default_if_invalid && !reported_below {
                 let base = self.path();
                 let mut problems = Vec::new();
                 for (name, _) in &n.properties {
                     if let Some((i, _, true)) = n.property_index.position(name) {
-                        let filled = o.fills.iter().any(|f| f.position() == i);
-                        if !o.seen.contains(i) && !filled {
+                        let filled = fills.iter().any(|f| f.position() == i);
+                        if !seen.contains(i) && !filled {
                             let mut path = base.clone();
                             path.push('/');
                             pointer::push_escaped(&mut path, name);
@@ -2307,8 +2418,7 @@ impl<'c> SinglePass<'c> {
                     return;
                 }
             }
-            self.stack.push(Frame::Object(o));
-            self.container_failed(text);
+            self.container_failed(text, failed);
             return;
         }
         if !own.is_empty() {
@@ -2317,7 +2427,7 @@ impl<'c> SinglePass<'c> {
             if self.made > self.max_repairs {
                 self.doubts += 1;
             } else {
-                let at = o.first_change.min(self.changes.len());
+                let at = first_change.min(self.changes.len());
                 self.changes.splice(at..at, own);
             }
         }
@@ -2353,8 +2463,8 @@ impl<'c> SinglePass<'c> {
                         map.insert((*key).to_owned(), read(*start, *end)?);
                     }
                     if let Some(inner) = inner {
-                        if o.member.declared {
-                            map.insert(o.member.key.as_str().to_owned(), inner);
+                        if let Some(name) = o.member.declared {
+                            map.insert(name.to_owned(), inner);
                         }
                     }
                     Some(Value::Object(map))
@@ -2379,7 +2489,7 @@ impl<'c> SinglePass<'c> {
 }
 
 /// The slot of a value no keyword constrains.
-const FREE: Slot = Slot { node: None, certain: false, stable: false };
+const FREE: Slot = Slot { node_ref: NO_NODE, certain: false, stable: false };
 
 /// Complete the paths of the changes logged since `from` with the segment
 /// of the member or item they were found in.

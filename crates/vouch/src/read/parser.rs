@@ -588,6 +588,23 @@ impl<'a> Parser<'a> {
 
     /// A string, the opening quote at `pos`: borrowed from the text when it
     /// holds no escape (the common case: no allocation at all).
+    /// The string at `pos` (its opening quote) when it holds no escape and
+    /// closes: its content, borrowed, and the reader past it. Else `None`,
+    /// the reader where it was ([`Self::string_cow`] reads it, or says why
+    /// not). Returned in two registers: the hot path of a reply's strings.
+    #[inline]
+    pub(crate) fn plain_string(&mut self) -> Option<&'a str> {
+        let from = self.pos + 1;
+        let end = plain_run_end(self.bytes, from);
+        if self.bytes.get(end) != Some(&b'"') {
+            return None;
+        }
+        let text: &'a str = self.text;
+        let run = text.get(from..end)?;
+        self.pos = end + 1;
+        Some(run)
+    }
+
     pub(crate) fn string_cow(&mut self) -> Result<Cow<'a, str>, ReadError> {
         self.pos += 1;
         let mut out = String::new();
