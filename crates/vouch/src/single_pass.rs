@@ -1488,7 +1488,10 @@ impl<'c> SinglePass<'c> {
     #[inline(always)]
     pub(crate) fn extends(&mut self, text: &str, b: u8) -> bool {
         let len = text.len();
-        if self.halt.is_some() || self.pos + 1 != len {
+        if self.halt.is_some() {
+            return false;
+        }
+        if self.pos + 1 != len && !self.catch_up(text.get(..len - 1).unwrap_or_default()) {
             return false;
         }
         match &mut self.token {
@@ -1602,6 +1605,52 @@ impl<'c> SinglePass<'c> {
         }
         self.pos = len;
         true
+    }
+
+    /// How many more plain bytes (ASCII, not a quote, backslash or control
+    /// character) the string open at the end of `text` (`len` bytes, all
+    /// read) takes with the reading still pending whatever they are: the
+    /// stream takes that many without a step of the pass, which scans them
+    /// when the next other byte comes (once: the scan resumes where it
+    /// stopped). Unlimited without a watch, what is left under a
+    /// `maxLength`, none for an `enum` (each byte may decide) or no string.
+    pub(crate) fn plain_room(&self, len: usize) -> u64 {
+        if self.halt.is_some() || self.pos != len {
+            return 0;
+        }
+        match &self.token {
+            Some(Token::Str { scan, .. }) if scan.state == Escape::Plain && scan.pos == len => match &scan.watch {
+                None => u64::MAX,
+                Some(w) if w.choices.is_none() => w.max_chars.map_or(u64::MAX, |max| max.saturating_sub(w.chars)),
+                Some(_) => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// Read up to the end of `text` the bytes the stream took without a
+    /// step (white space between tokens, plain content of the open
+    /// string: see [`Self::plain_room`]); true when all of it was.
+    #[inline(never)]
+    fn catch_up(&mut self, text: &str) -> bool {
+        match &mut self.token {
+            None => self.pos = skip_ws(text.as_bytes(), self.pos),
+            Some(Token::Str { scan, .. }) if scan.state == Escape::Plain => {
+                if !matches!(scan.scan(text), Scanned::Open) {
+                    return false;
+                }
+                self.pos = scan.pos;
+            }
+            _ => {}
+        }
+        self.pos == text.len()
+    }
+
+    /// Whether the reading waits between tokens (white space there only
+    /// ever leaves it pending: the stream takes ASCII white space without
+    /// a step of the pass, which skips it with the next other byte).
+    pub(crate) fn between_tokens(&self) -> bool {
+        self.halt.is_none() && self.token.is_none()
     }
 
     /// Take up a token the last piece cut off; false when the text runs out again.

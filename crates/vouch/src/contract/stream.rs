@@ -62,9 +62,22 @@ pub struct StreamCheck<'c> {
     text: String,
     /// The bytes of a character a piece cut in two.
     tail: Vec<u8>,
-    received: usize,
-    /// `text` as long as it was when the stream was last pending.
+    /// Bytes received but not in `text` (the tail, and what came past
+    /// `max_bytes` or invalid UTF-8): received is `text.len()` plus these.
+    unkept: usize,
+    /// `text` as long as it was when the stream was last pending (while
+    /// not refused, the stream is pending at `text`'s end: the one-byte
+    /// lane does not write it).
     pending_at: usize,
+    /// A byte may take the one-byte lane: nothing held back, not refused,
+    /// nothing past the limit or not UTF-8.
+    lane: bool,
+    /// Plain bytes the open string takes without the pass (see
+    /// [`SinglePass::plain_room`]); zero when none.
+    plain: u64,
+    /// ASCII white space is taken without the pass (see
+    /// [`SinglePass::between_tokens`]).
+    blank: bool,
     /// The reply is over `max_bytes`: nothing more is kept.
     too_large: bool,
     /// The reply is not UTF-8: the refusal, the byte count that decided
@@ -79,7 +92,7 @@ pub struct StreamCheck<'c> {
 impl std::fmt::Debug for StreamCheck<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StreamCheck")
-            .field("received", &self.received)
+            .field("received", &self.received())
             .field("progress", &self.progress())
             .field("decided_at", &self.decided_at())
             .finish_non_exhaustive()
@@ -94,8 +107,11 @@ impl<'c> StreamCheck<'c> {
             // Most replies are a few hundred bytes: grow once or twice, not eight times.
             text: String::with_capacity(512),
             tail: Vec::new(),
-            received: 0,
+            unkept: 0,
             pending_at: 0,
+            lane: true,
+            plain: 0,
+            blank: true,
             too_large: false,
             not_utf8: None,
             refusal: None,
@@ -104,25 +120,56 @@ impl<'c> StreamCheck<'c> {
     }
 
     /// Feed the next piece of the reply; what is known after it.
+    // Inlined into the caller's loop: a stream fed a byte at a time pays a
+    // call per byte otherwise.
+    #[inline]
     pub fn feed(&mut self, piece: impl AsRef<[u8]>) -> Progress {
         let piece = piece.as_ref();
         // One ASCII byte that only extends an open string or number, or is
         // white space where the pass waits, is taken on the spot (a model
         // streams a token or a byte at a time: this is the common case).
         if let [b] = piece {
-            if *b < 0x80 && self.tail.is_empty() && self.refusal.is_none() && self.received < self.max_bytes {
-                self.received += 1;
-                self.text.push(char::from(*b));
-                if self.pass.extends(&self.text, *b) && self.pass.refusal().is_none() {
-                    self.pending_at = self.text.len();
+            if *b < 0x80 && self.lane && self.text.len() < self.max_bytes {
+                // Inside a string, most bytes: kept, for the pass to scan with the next other byte.
+                if self.plain > 0 && (0x20..0x80).contains(b) && *b != b'"' && *b != b'\\' {
+                    self.plain -= 1;
+                    self.text.push(char::from(*b));
                     return Progress::Pending;
                 }
-                return self.judge();
+                // Between tokens, white space (indentation, mostly): the same.
+                if self.blank && matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                    self.text.push(char::from(*b));
+                    return Progress::Pending;
+                }
+                return self.feed_byte(*b);
             }
         }
-        let before = self.received;
-        self.received = self.received.saturating_add(piece.len());
+        self.feed_piece(piece)
+    }
+
+    /// [`Self::feed`] of one ASCII byte, with nothing held back.
+    // As few stores as it can: each is loaded back by the next byte's.
+    fn feed_byte(&mut self, b: u8) -> Progress {
+        let before = self.text.len();
+        self.text.push(char::from(b));
+        if self.pass.extends(&self.text, b) && self.pass.refusal().is_none() {
+            self.plain = self.pass.plain_room(self.text.len());
+            self.blank = self.pass.between_tokens();
+            return Progress::Pending;
+        }
+        self.pending_at = before;
+        self.judge()
+    }
+
+    /// [`Self::feed`] of any other piece.
+    fn feed_piece(&mut self, piece: &[u8]) -> Progress {
+        let before = self.received();
+        let after = before.saturating_add(piece.len());
+        if self.refusal.is_none() {
+            self.pending_at = self.text.len();
+        }
         if self.too_large || self.not_utf8.is_some() {
+            self.unkept = after.saturating_sub(self.text.len());
             return self.progress();
         }
         let max = self.contract.limits().max_bytes;
@@ -130,6 +177,7 @@ impl<'c> StreamCheck<'c> {
         let room = max.saturating_sub(before);
         let kept = piece.get(..room.min(piece.len())).unwrap_or_default();
         self.take(kept);
+        self.unkept = after.saturating_sub(self.text.len());
         self.judge()
     }
 
@@ -159,14 +207,17 @@ impl<'c> StreamCheck<'c> {
         if self.refusal.is_none() {
             if let Some((problem, at)) = &self.not_utf8 {
                 self.refusal = Some((*at, vec![problem.clone()]));
-            } else if self.received > max {
+            } else if self.received() > max {
                 self.too_large = true;
                 self.refusal = Some((max + 1, self.contract.refuse_too_large(max + 1).problems().to_vec()));
             }
         }
-        if self.received > max {
+        if self.received() > max {
             self.too_large = true;
         }
+        self.lane = self.tail.is_empty() && self.refusal.is_none() && self.not_utf8.is_none() && !self.too_large;
+        self.plain = if self.lane { self.pass.plain_room(self.text.len()) } else { 0 };
+        self.blank = self.lane && self.pass.between_tokens();
         self.progress()
     }
 
@@ -244,7 +295,7 @@ impl<'c> StreamCheck<'c> {
     /// How many bytes have been fed.
     #[must_use]
     pub fn received(&self) -> usize {
-        self.received
+        self.text.len().saturating_add(self.unkept)
     }
 
     /// The part of the value that has arrived complete and is valid by its
@@ -268,7 +319,7 @@ impl<'c> StreamCheck<'c> {
     pub fn finish(self) -> Verdict {
         let decided = self.refusal.as_ref().map(|(_, problems)| problems.as_slice());
         let base = if self.too_large {
-            Verdict::refuse(vec![crate::read::too_large(self.received, false, self.contract.limits().max_bytes)])
+            Verdict::refuse(vec![crate::read::too_large(self.received(), false, self.contract.limits().max_bytes)])
         } else if let Some((problem, _)) = &self.not_utf8 {
             Verdict::refuse(vec![problem.clone()])
         } else if !self.tail.is_empty() {
