@@ -1532,24 +1532,47 @@ impl<'c> SinglePass<'c> {
                 }
                 scan.pos = len;
             }
-            Some(Token::Number { scan, .. }) => {
-                let Some(next) = scan.state.then(b) else { return false };
+            Some(Token::Number { start, scan }) => {
                 if scan.pos + 1 != len {
                     return false;
                 }
+                let Some(next) = scan.state.then(b) else {
+                    // The byte ends the number: the number is read, then the byte
+                    // as the steps take it (as taking up the token would).
+                    let start = *start;
+                    let slot = match self.expect {
+                        Expect::Value(slot) => slot,
+                        _ => FREE,
+                    };
+                    self.token = None;
+                    self.pos = len - 1;
+                    self.number(text, slot, start, false);
+                    self.feed(text);
+                    return true;
+                };
                 scan.state = next;
                 scan.pos = len;
             }
             Some(Token::Literal { start, first }) => {
-                // A letter that goes on with the word, short of its end (its end makes the value).
+                // A letter that goes on with the word; its last makes the value.
                 let at = len - 1 - *start;
                 let word: &[u8] = match first {
                     b't' => b"true",
                     b'f' => b"false",
                     _ => b"null",
                 };
-                if word.get(at) != Some(&b) || at + 1 >= word.len() {
+                if word.get(at) != Some(&b) {
                     return false;
+                }
+                if at + 1 >= word.len() {
+                    let start = *start;
+                    let slot = match self.expect {
+                        Expect::Value(slot) => slot,
+                        _ => FREE,
+                    };
+                    self.token = None;
+                    self.literal(text, slot, start);
+                    return true;
                 }
             }
             None if matches!(b, b' ' | b'\t' | b'\n' | b'\r') => {}
@@ -1601,6 +1624,40 @@ impl<'c> SinglePass<'c> {
                 self.token = Some(Token::Number { start, scan: NumberScan { pos: len, state } });
             }
             None if b == b':' && matches!(self.expect, Expect::Colon) => self.past_colon(len),
+            // A literal's first letter, where its node may hold one (else the reading decides).
+            None if matches!(b, b't' | b'f' | b'n') => {
+                let Expect::Value(slot) = self.expect else { return false };
+                let Some(id) = slot.node().map(|id| self.resolve(id)) else { return false };
+                let kind = if b == b'n' { Types::NULL } else { Types::BOOLEAN };
+                if self.node(id).and_then(|n| n.types).is_some_and(|t| !admits_kind(t, kind)) {
+                    return false;
+                }
+                self.token = Some(Token::Literal { start: len - 1, first: b });
+            }
+            // A container opening or closing: the step it is, taken here (what
+            // it decides, a refusal included, is the reading's own).
+            None if b == b'{' || b == b'[' => {
+                let Expect::Value(slot) = self.expect else { return false };
+                self.pos = len - 1;
+                self.value(text, slot, b);
+                return true;
+            }
+            None if b == b'}' || b == b']' => {
+                let closes = match (self.expect, self.stack.last()) {
+                    (Expect::KeyOrClose, _) => b == b'}',
+                    (Expect::ItemOrClose, _) => b == b']',
+                    (Expect::AfterMember, Some(Frame::Object(_))) => b == b'}',
+                    (Expect::AfterMember, Some(Frame::Free(f))) => b == if f.object { b'}' } else { b']' },
+                    (Expect::AfterMember, Some(Frame::Array(_))) => b == b']',
+                    _ => false,
+                };
+                if !closes {
+                    return false;
+                }
+                self.pos = len;
+                self.close(text);
+                return true;
+            }
             None => return false,
         }
         self.pos = len;
@@ -2155,8 +2212,17 @@ impl<'c> SinglePass<'c> {
         // A declared name is kept as the contract's own (no copy).
         let (declared, found) = match self.stack.last() {
             Some(Frame::Object(o)) => {
-                let found = o.n.property_index.position(key);
-                (found.and_then(|(i, _, _)| o.n.property_index.name_at(i)), found)
+                // Replies mostly list members in the contract's order: the name declared next first.
+                let index = &o.n.property_index;
+                match index.plain_at(o.next) {
+                    Some((name, id, required)) if same_bytes(name.as_bytes(), key.as_bytes()) => {
+                        (Some(name), Some((o.next, id, required)))
+                    }
+                    _ => {
+                        let found = index.position(key);
+                        (found.and_then(|(i, _, _)| index.name_at(i)), found)
+                    }
+                }
             }
             _ => (None, None),
         };

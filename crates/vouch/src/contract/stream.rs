@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::Contract;
 use crate::problem::Problem;
-use crate::single_pass::SinglePass;
+use crate::single_pass::{Outcome, SinglePass};
 use crate::verdict::Verdict;
 
 impl Contract {
@@ -78,6 +78,9 @@ pub struct StreamCheck<'c> {
     /// ASCII white space is taken without the pass (see
     /// [`SinglePass::between_tokens`]).
     blank: bool,
+    /// Refused, and nothing held back, past the limit or not UTF-8: an
+    /// ASCII byte is only kept, for the verdict at the end.
+    kept_only: bool,
     /// The reply is over `max_bytes`: nothing more is kept.
     too_large: bool,
     /// The reply is not UTF-8: the refusal, the byte count that decided
@@ -112,6 +115,7 @@ impl<'c> StreamCheck<'c> {
             lane: true,
             plain: 0,
             blank: true,
+            kept_only: false,
             too_large: false,
             not_utf8: None,
             refusal: None,
@@ -129,9 +133,10 @@ impl<'c> StreamCheck<'c> {
         // white space where the pass waits, is taken on the spot (a model
         // streams a token or a byte at a time: this is the common case).
         if let [b] = piece {
-            if *b < 0x80 && self.lane && self.text.len() < self.max_bytes {
-                // Inside a string, most bytes: kept, for the pass to scan with the next other byte.
-                if self.plain > 0 && (0x20..0x80).contains(b) && *b != b'"' && *b != b'\\' {
+            if *b < 0x80 && self.text.len() < self.max_bytes {
+                // Inside a string, most bytes: kept, for the pass to scan with
+                // the next other byte (`plain` and `blank` are only set in the lane).
+                if self.plain > 0 && *b >= 0x20 && *b != b'"' && *b != b'\\' {
                     self.plain -= 1;
                     self.text.push(char::from(*b));
                     return Progress::Pending;
@@ -141,7 +146,13 @@ impl<'c> StreamCheck<'c> {
                     self.text.push(char::from(*b));
                     return Progress::Pending;
                 }
-                return self.feed_byte(*b);
+                if self.lane {
+                    return self.feed_byte(*b);
+                }
+                if self.kept_only {
+                    self.text.push(char::from(*b));
+                    return Progress::Refused;
+                }
             }
         }
         self.feed_piece(piece)
@@ -218,6 +229,7 @@ impl<'c> StreamCheck<'c> {
         self.lane = self.tail.is_empty() && self.refusal.is_none() && self.not_utf8.is_none() && !self.too_large;
         self.plain = if self.lane { self.pass.plain_room(self.text.len()) } else { 0 };
         self.blank = self.lane && self.pass.between_tokens();
+        self.kept_only = self.tail.is_empty() && self.refusal.is_some() && self.not_utf8.is_none() && !self.too_large;
         self.progress()
     }
 
@@ -330,10 +342,14 @@ impl<'c> StreamCheck<'c> {
         } else {
             // A pass that stopped early worded its problem on the text it had:
             // the whole reply is read once more for the verdict check gives.
-            let outcome = if decided.is_some() {
-                self.contract.single_pass(false).reporting().finish(&self.text)
-            } else {
-                self.pass.finish(&self.text)
+            // So is one the stream's own pass did not accept: what check
+            // reports while reading, the stream's verdict reports too.
+            let outcome = match decided {
+                Some(_) => self.contract.single_pass(false).reporting().finish(&self.text),
+                None => match self.pass.finish(&self.text) {
+                    accepted @ Outcome::Accepted(_) => accepted,
+                    _ => self.contract.single_pass(false).reporting().finish(&self.text),
+                },
             };
             return self.contract.verdict_of(&self.text, outcome, decided);
         };
