@@ -796,7 +796,8 @@ enum Halt {
     /// Not JSON the full path reads, whatever follows, and no unwrap is
     /// tried for it: the full path's read problem.
     ReadRefused(Problem),
-    /// Doubted where nothing after can be certain: the full path decides.
+    /// Refused by a prefix where only a reply read whole as JSON is judged
+    /// as it stands: read again without that (see [`SinglePass::finish`]).
     Doubted,
 }
 
@@ -823,6 +824,7 @@ pub(crate) enum Outcome<'c> {
 pub(crate) struct SinglePass<'c> {
     nodes: &'c [Node],
     plans: &'c [Plan],
+    root: NodeId,
     max_depth: usize,
     max_problems: usize,
     /// Most repairs the contract allows (`Limits::max_repairs`): past it
@@ -989,6 +991,7 @@ impl<'c> SinglePass<'c> {
         Self {
             nodes,
             plans,
+            root,
             max_depth,
             max_problems,
             max_repairs,
@@ -1054,6 +1057,17 @@ impl<'c> SinglePass<'c> {
     /// The reply has ended: `text` is all of it.
     pub(crate) fn finish(mut self, text: &str) -> Outcome<'c> {
         self.feed(text);
+        if matches!(self.halt, Some(Halt::Doubted)) {
+            // A failure a prefix decided, where a reply is judged as it stands
+            // only once it reads as JSON (see [`Self::reporting`]): read again
+            // with no keyword's failure certain, as a stream judges it, so a
+            // refusal the reading comes to later (a repeated key) is found.
+            let limits = (self.max_depth, self.max_problems, self.max_repairs);
+            let mut again =
+                SinglePass::new(self.nodes, self.plans, self.root, limits, self.integers, self.unwrap, false);
+            again.report = Some(Vec::new());
+            return again.finish(text);
+        }
         // What the end decides is not certain of a prefix: the full path's verdict stands.
         let before_end =
             self.halt.is_some() || self.deferred.is_some() || self.report.as_ref().is_some_and(|r| !r.is_empty());
