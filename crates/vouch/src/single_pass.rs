@@ -1009,7 +1009,8 @@ impl<'c> SinglePass<'c> {
             // compiled: contracts are bounded far below) is the full path's.
             halt: (nodes.len() >= NO_NODE as usize).then_some(Halt::Unread(None)),
             root_done: None,
-            done: Vec::new(),
+            // Kept for partials only (a stream): room for a reply's members at once, not four growths.
+            done: if partials { Vec::with_capacity(32) } else { Vec::new() },
             partials,
             blank_to: 0,
             report: None,

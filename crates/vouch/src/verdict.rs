@@ -59,6 +59,17 @@ impl Accepted {
         Self { body, repairs: Vec::new(), findings: Vec::new() }
     }
 
+    /// [`Self::as_sent`], keeping `json` itself where no white space
+    /// surrounds it (a stream's text, moved in whole).
+    pub(crate) fn as_sent_owned(json: String, max_depth: usize, verbatim: bool) -> Self {
+        let trimmed = json.trim_matches(is_json_ws);
+        if trimmed.len() != json.len() {
+            return Self::as_sent(trimmed, max_depth, verbatim);
+        }
+        let body = Body::Text { json: json.into_boxed_str(), max_depth, value: OnceLock::new(), verbatim };
+        Self { body, repairs: Vec::new(), findings: Vec::new() }
+    }
+
     /// A reply accepted as sent but for defaults written into its text
     /// (`max_depth`: how deep that text may nest, the defaults included).
     pub(crate) fn as_filled(json: String, max_depth: usize, repairs: Vec<Repair>, verbatim: bool) -> Self {

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::Contract;
 use crate::problem::Problem;
 use crate::single_pass::{Outcome, SinglePass};
-use crate::verdict::Verdict;
+use crate::verdict::{Accepted, Verdict};
 
 impl Contract {
     /// Check a reply while it streams: feed it piece by piece to the
@@ -107,8 +107,8 @@ impl<'c> StreamCheck<'c> {
         Self {
             contract,
             pass: contract.single_pass(true),
-            // Most replies are a few hundred bytes: grow once or twice, not eight times.
-            text: String::with_capacity(512),
+            // Most replies are under a kilobyte: grown once at most, not eight times.
+            text: String::with_capacity(1024),
             tail: Vec::new(),
             unkept: 0,
             pending_at: 0,
@@ -347,6 +347,11 @@ impl<'c> StreamCheck<'c> {
             let outcome = match decided {
                 Some(_) => self.contract.single_pass(false).reporting().finish(&self.text),
                 None => match self.pass.finish(&self.text) {
+                    // Accepted as it came: the verdict keeps the stream's own text (no copy).
+                    Outcome::Accepted(v) if v.changes.is_empty() => {
+                        let max_depth = self.contract.limits().max_depth;
+                        return self.contract.vouch(Accepted::as_sent_owned(self.text, max_depth, v.verbatim));
+                    }
                     accepted @ Outcome::Accepted(_) => accepted,
                     _ => self.contract.single_pass(false).reporting().finish(&self.text),
                 },
