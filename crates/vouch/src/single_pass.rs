@@ -734,7 +734,16 @@ struct Member<'c> {
     value_start: usize,
 }
 
-impl ObjectFrame<'_> {
+impl<'c> ObjectFrame<'c> {
+    /// The property declared next, when its name is plain (its content is
+    /// its text): its name, position, node and whether it is required.
+    /// Replies mostly list members in the contract's order, so a key is
+    /// tried against it before it is looked up.
+    fn next_declared(&self) -> Option<(&'c str, usize, NodeId, bool)> {
+        let (name, id, required) = self.n.property_index.plain_at(self.next)?;
+        Some((name, self.next, id, required))
+    }
+
     /// The key of the member being read.
     fn key(&self) -> &str {
         match self.member.declared {
@@ -798,7 +807,7 @@ enum Halt {
     ReadRefused(Problem),
     /// Refused by a prefix where only a reply read whole as JSON is judged
     /// as it stands: read again without that (see [`SinglePass::finish`]).
-    Doubted,
+    ReadAgain,
 }
 
 /// What the single pass found, once the reply has ended.
@@ -1058,7 +1067,7 @@ impl<'c> SinglePass<'c> {
     /// The reply has ended: `text` is all of it.
     pub(crate) fn finish(mut self, text: &str) -> Outcome<'c> {
         self.feed(text);
-        if matches!(self.halt, Some(Halt::Doubted)) {
+        if matches!(self.halt, Some(Halt::ReadAgain)) {
             // A failure a prefix decided, where a reply is judged as it stands
             // only once it reads as JSON (see [`Self::reporting`]): read again
             // with no keyword's failure certain, as a stream judges it, so a
@@ -1096,7 +1105,8 @@ impl<'c> SinglePass<'c> {
             Some(Halt::Refused(problems)) => Outcome::Refused(problems),
             Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(problem),
             Some(Halt::Unread(e)) => Outcome::Unread(e),
-            Some(Halt::Doubted) => Outcome::Doubted,
+            // Read again above.
+            Some(Halt::ReadAgain) => Outcome::Doubted,
             None if self.report_if_json && self.doubts > 0 => Outcome::Doubted,
             None if self.report.as_ref().is_some_and(|r| !r.is_empty()) => {
                 let mut problems = self.report.unwrap_or_default();
@@ -1937,7 +1947,7 @@ impl<'c> SinglePass<'c> {
         if self.report_if_json {
             // Decided by a prefix, so not known to be JSON: the full path's.
             self.deferred = None;
-            self.halt = Some(Halt::Doubted);
+            self.halt = Some(Halt::ReadAgain);
             return;
         }
         self.halt = Some(Halt::Refused(problems));
@@ -2161,10 +2171,9 @@ impl<'c> SinglePass<'c> {
     /// A key at `pos` (its opening quote).
     fn key(&mut self, text: &str) -> bool {
         let start = self.pos;
-        // Replies mostly list members in the contract's order: the name declared next is tried as raw bytes.
+        // The name declared next is tried as raw bytes, before the key is read.
         if let Some(Frame::Object(o)) = self.stack.last() {
-            let next = o.next;
-            if let Some((name, id, required)) = o.n.property_index.plain_at(next) {
+            if let Some((name, next, id, required)) = o.next_declared() {
                 let end = start + name.len() + 2;
                 let bytes = text.as_bytes();
                 if bytes.get(end.saturating_sub(1)) == Some(&b'"')
@@ -2226,19 +2235,16 @@ impl<'c> SinglePass<'c> {
         }
         // A declared name is kept as the contract's own (no copy).
         let (declared, found) = match self.stack.last() {
-            Some(Frame::Object(o)) => {
-                // Replies mostly list members in the contract's order: the name declared next first.
-                let index = &o.n.property_index;
-                match index.plain_at(o.next) {
-                    Some((name, id, required)) if same_bytes(name.as_bytes(), key.as_bytes()) => {
-                        (Some(name), Some((o.next, id, required)))
-                    }
-                    _ => {
-                        let found = index.position(key);
-                        (found.and_then(|(i, _, _)| index.name_at(i)), found)
-                    }
+            Some(Frame::Object(o)) => match o.next_declared() {
+                Some((name, next, id, required)) if same_bytes(name.as_bytes(), key.as_bytes()) => {
+                    (Some(name), Some((next, id, required)))
                 }
-            }
+                _ => {
+                    let index = &o.n.property_index;
+                    let found = index.position(key);
+                    (found.and_then(|(i, _, _)| index.name_at(i)), found)
+                }
+            },
             _ => (None, None),
         };
         let _ = start;

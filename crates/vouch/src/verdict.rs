@@ -54,9 +54,7 @@ enum Body {
 impl Accepted {
     /// A reply accepted exactly as sent (strict JSON, read within `max_depth`).
     pub(crate) fn as_sent(json: &str, max_depth: usize, verbatim: bool) -> Self {
-        let json = json.trim_matches(is_json_ws).into();
-        let body = Body::Text { json, max_depth, value: OnceLock::new(), verbatim };
-        Self { body, repairs: Vec::new(), findings: Vec::new() }
+        Self::of_text(json.trim_matches(is_json_ws).into(), max_depth, Vec::new(), verbatim)
     }
 
     /// [`Self::as_sent`], keeping `json` itself where no white space
@@ -66,14 +64,17 @@ impl Accepted {
         if trimmed.len() != json.len() {
             return Self::as_sent(trimmed, max_depth, verbatim);
         }
-        let body = Body::Text { json: json.into_boxed_str(), max_depth, value: OnceLock::new(), verbatim };
-        Self { body, repairs: Vec::new(), findings: Vec::new() }
+        Self::of_text(json.into_boxed_str(), max_depth, Vec::new(), verbatim)
     }
 
     /// A reply accepted as sent but for defaults written into its text
     /// (`max_depth`: how deep that text may nest, the defaults included).
     pub(crate) fn as_filled(json: String, max_depth: usize, repairs: Vec<Repair>, verbatim: bool) -> Self {
-        let json = json.trim_matches(is_json_ws).into();
+        Self::of_text(json.trim_matches(is_json_ws).into(), max_depth, repairs, verbatim)
+    }
+
+    /// A reply accepted as this JSON text (already trimmed).
+    fn of_text(json: Box<str>, max_depth: usize, repairs: Vec<Repair>, verbatim: bool) -> Self {
         let body = Body::Text { json, max_depth, value: OnceLock::new(), verbatim };
         Self { body, repairs, findings: Vec::new() }
     }

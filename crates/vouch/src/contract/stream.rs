@@ -164,6 +164,7 @@ impl<'c> StreamCheck<'c> {
         let before = self.text.len();
         self.text.push(char::from(b));
         if self.pass.extends(&self.text, b) && self.pass.refusal().is_none() {
+            // Still in the lane: the part of `refresh_lanes` that can have changed.
             self.plain = self.pass.plain_room(self.text.len());
             self.blank = self.pass.between_tokens();
             return Progress::Pending;
@@ -226,11 +227,17 @@ impl<'c> StreamCheck<'c> {
         if self.received() > max {
             self.too_large = true;
         }
-        self.lane = self.tail.is_empty() && self.refusal.is_none() && self.not_utf8.is_none() && !self.too_large;
+        self.refresh_lanes();
+        self.progress()
+    }
+
+    /// Which bytes the next feeds may take on the spot (see the fields).
+    fn refresh_lanes(&mut self) {
+        let nothing_held = self.tail.is_empty() && self.not_utf8.is_none() && !self.too_large;
+        self.lane = nothing_held && self.refusal.is_none();
+        self.kept_only = nothing_held && self.refusal.is_some();
         self.plain = if self.lane { self.pass.plain_room(self.text.len()) } else { 0 };
         self.blank = self.lane && self.pass.between_tokens();
-        self.kept_only = self.tail.is_empty() && self.refusal.is_some() && self.not_utf8.is_none() && !self.too_large;
-        self.progress()
     }
 
     /// Append bytes to the text, keeping a character cut in two for later.
