@@ -55,6 +55,87 @@ pub(crate) struct Plan {
     pub(super) scalar: Scalar,
     /// What a string's prefix can decide here (its node's own keywords).
     watch: Option<WatchPlan>,
+    /// The whole numbers the node allows, where its keywords are nothing
+    /// but a type and bounds: a small integer is judged on its digits.
+    range: Option<IntRange>,
+}
+
+/// The integers from `min` to `max` (both allowed).
+#[derive(Debug, Clone, Copy)]
+struct IntRange {
+    min: i64,
+    max: i64,
+}
+
+impl IntRange {
+    /// The range of a node whose only keywords are a `type` admitting
+    /// integers and bounds that are whole numbers (none: another keyword,
+    /// a policy, or a bound with a fraction, which the evaluator decides).
+    fn of(n: &Node, scalar: Scalar) -> Option<Self> {
+        if !matches!(scalar, Scalar::Here) || n.policy.is_some() || n.enumeration.is_some() || n.constant.is_some() {
+            return None;
+        }
+        let types = n.types?;
+        if !types.contains(Types::INTEGER) && !types.contains(Types::NUMBER) {
+            return None;
+        }
+        let mut rest = n.clone();
+        (rest.minimum, rest.maximum, rest.exclusive_minimum, rest.exclusive_maximum) = (None, None, None, None);
+        if !rest.only_choice_keywords() || rest.reference.is_some() {
+            return None;
+        }
+        // A bound as a whole number within ±2^53 (where a double is exact), or give up.
+        let whole = |b: &serde_json::Number| -> Option<i64> {
+            const EXACT: i64 = 1 << 53;
+            let v = match b.as_i64() {
+                Some(v) => v,
+                None => {
+                    let f = b.as_f64()?;
+                    if f.fract() != 0.0 || f.abs() > EXACT as f64 {
+                        return None;
+                    }
+                    f as i64
+                }
+            };
+            (v.abs() <= EXACT).then_some(v)
+        };
+        let mut range = Self { min: i64::MIN, max: i64::MAX };
+        if let Some(b) = &n.minimum {
+            range.min = range.min.max(whole(b)?);
+        }
+        if let Some(b) = &n.exclusive_minimum {
+            range.min = range.min.max(whole(b)? + 1);
+        }
+        if let Some(b) = &n.maximum {
+            range.max = range.max.min(whole(b)?);
+        }
+        if let Some(b) = &n.exclusive_maximum {
+            range.max = range.max.min(whole(b)? - 1);
+        }
+        Some(range)
+    }
+
+    /// Whether the number at `bytes[start..]` is a plain integer of at most
+    /// [`VERBATIM_NUMBER`] bytes, ended by a byte that cannot continue it,
+    /// within the range: then its end (none: the reader and the evaluator decide).
+    #[inline]
+    fn holds(self, bytes: &[u8], start: usize) -> Option<usize> {
+        let rest = bytes.get(start..)?;
+        let negative = rest.first() == Some(&b'-');
+        let digits = rest.get(usize::from(negative)..)?;
+        let len = digits.iter().take(VERBATIM_NUMBER + 1).take_while(|b| b.is_ascii_digit()).count();
+        let end = usize::from(negative) + len;
+        let first = *digits.first()?;
+        if len == 0 || end > VERBATIM_NUMBER || (first == b'0' && len > 1) {
+            return None;
+        }
+        if matches!(rest.get(end), None | Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let magnitude = digits.get(..len)?.iter().fold(0i64, |v, d| v * 10 + i64::from(d - b'0'));
+        let value = if negative { -magnitude } else { magnitude };
+        (self.min <= value && value <= self.max).then_some(start + end)
+    }
 }
 
 /// The prefix checks a string at a node gets, worked out once per contract
@@ -140,7 +221,7 @@ pub(crate) fn plans(nodes: &[Node]) -> Vec<Plan> {
         .iter()
         .map(|n| {
             let scalar = scalar_plan(n);
-            Plan { read: plan(nodes, n), scalar, watch: WatchPlan::of(n, scalar) }
+            Plan { read: plan(nodes, n), scalar, watch: WatchPlan::of(n, scalar), range: IntRange::of(n, scalar) }
         })
         .collect()
 }
@@ -799,12 +880,14 @@ enum Halt {
     /// Not read (not strict JSON, a repeated key, too deep, text around
     /// it), with the error the full path's reader gives where this pass
     /// found exactly that error.
-    Unread(Option<ReadError>),
+    // Boxed, as below: the pass stays small (it is built per reply), and a
+    // halt is rare where speed counts.
+    Unread(Option<Box<ReadError>>),
     /// No completion can be accepted: these problems (certain).
     Refused(Vec<Problem>),
     /// Not JSON the full path reads, whatever follows, and no unwrap is
     /// tried for it: the full path's read problem.
-    ReadRefused(Problem),
+    ReadRefused(Box<Problem>),
     /// Refused by a prefix where only a reply read whole as JSON is judged
     /// as it stands: read again without that (see [`SinglePass::finish`]).
     ReadAgain,
@@ -872,7 +955,7 @@ pub(crate) struct SinglePass<'c> {
     /// A failure certain before its report can be written (a key a closed
     /// object refuses, reported with its value): what a stream would have
     /// refused with, should the reply stop reading first.
-    deferred: Option<Problem>,
+    deferred: Option<Box<Problem>>,
     /// The report holds only if the reply reads whole as JSON (see
     /// [`Self::reporting`]).
     report_if_json: bool,
@@ -1030,7 +1113,7 @@ impl<'c> SinglePass<'c> {
 
     /// Report every certain failure of a whole reply, in the full path's
     /// words and order, instead of stopping at the first.
-    pub(crate) fn reporting(mut self) -> Self {
+    pub(crate) fn reporting(&mut self) {
         self.report = Some(Vec::new());
         // A contract with an unwrap tries it only on a reply that does not
         // read as JSON: one that reads whole is judged as it stands, so its
@@ -1042,14 +1125,13 @@ impl<'c> SinglePass<'c> {
                 self.report_if_json = true;
             }
         }
-        self
     }
 
     /// The problems that make the reply certain to be refused, once they are.
     pub(crate) fn refusal(&self) -> Option<&[Problem]> {
         match &self.halt {
             Some(Halt::Refused(problems)) => Some(problems),
-            Some(Halt::ReadRefused(problem)) => Some(std::slice::from_ref(problem)),
+            Some(Halt::ReadRefused(problem)) => Some(std::slice::from_ref(&**problem)),
             _ => None,
         }
     }
@@ -1103,8 +1185,8 @@ impl<'c> SinglePass<'c> {
         match self.halt {
             Some(Halt::Refused(_)) if !before_end => Outcome::Doubted,
             Some(Halt::Refused(problems)) => Outcome::Refused(problems),
-            Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(problem),
-            Some(Halt::Unread(e)) => Outcome::Unread(e),
+            Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(*problem),
+            Some(Halt::Unread(e)) => Outcome::Unread(e.map(|e| *e)),
             // Read again above.
             Some(Halt::ReadAgain) => Outcome::Doubted,
             None if self.report_if_json && self.doubts > 0 => Outcome::Doubted,
@@ -1254,60 +1336,78 @@ impl<'c> SinglePass<'c> {
             None => self.free_value(text, slot, b),
             Some(id) => match (self.plans.get(id).map(|p| &p.read), b) {
                 (Some(Read::Object { required, fills, strip }), b'{') => {
-                    if !self.open(text) {
-                        return true;
-                    }
-                    let Some(n) = self.node(id) else { return self.unread_here() };
-                    let (first_change, done_from) = (self.changes.len(), self.done.len());
-                    self.stack.push(Frame::Object(ObjectFrame {
-                        id,
-                        n,
-                        required: *required,
-                        fills,
-                        strip: *strip,
-                        slot,
-                        start: self.pos,
-                        seen: Seen::new(n.property_index.len()),
-                        others: None,
-                        members: 0,
-                        required_seen: 0,
-                        next: 0,
-                        first_change,
-                        member: Member::default(),
-                        read_key: None,
-                        done: done_from,
-                        report_from: self.report.as_ref().map_or(0, Vec::len),
-                    }));
-                    self.pos += 1;
-                    self.expect = Expect::KeyOrClose;
-                    true
+                    self.open_object(text, id, slot, (*required, fills, *strip))
                 }
-                (Some(Read::Array), b'[') => {
-                    if !self.open(text) {
-                        return true;
-                    }
-                    let Some(n) = self.node(id) else { return self.unread_here() };
-                    let done_from = self.done.len();
-                    self.stack.push(Frame::Array(ArrayFrame {
-                        n,
-                        slot,
-                        start: self.pos,
-                        index: 0,
-                        changes: 0,
-                        doubts: 0,
-                        value_start: 0,
-                        done: done_from,
-                        clean: true,
-                        report_from: self.report.as_ref().map_or(0, Vec::len),
-                    }));
-                    self.pos += 1;
-                    self.expect = Expect::ItemOrClose;
-                    true
-                }
+                (Some(Read::Array), b'[') => self.open_array(text, id, slot),
                 (_, b'{' | b'[') => self.free_value(text, slot, b),
                 _ => self.scalar(text, slot, b),
             },
         }
+    }
+
+    /// A directed object opening at `pos`.
+    // Kept out of `value`, so that a scalar's step does not pay for the
+    // registers a frame's building takes.
+    #[inline(never)]
+    fn open_object(
+        &mut self,
+        text: &str,
+        id: NodeId,
+        slot: Slot,
+        (required, fills, strip): (usize, &'c [Fill], bool),
+    ) -> bool {
+        if !self.open(text) {
+            return true;
+        }
+        let Some(n) = self.node(id) else { return self.unread_here() };
+        let (first_change, done_from) = (self.changes.len(), self.done.len());
+        self.stack.push(Frame::Object(ObjectFrame {
+            id,
+            n,
+            required,
+            fills,
+            strip,
+            slot,
+            start: self.pos,
+            seen: Seen::new(n.property_index.len()),
+            others: None,
+            members: 0,
+            required_seen: 0,
+            next: 0,
+            first_change,
+            member: Member::default(),
+            read_key: None,
+            done: done_from,
+            report_from: self.report.as_ref().map_or(0, Vec::len),
+        }));
+        self.pos += 1;
+        self.expect = Expect::KeyOrClose;
+        true
+    }
+
+    /// A directed array opening at `pos`.
+    #[inline(never)]
+    fn open_array(&mut self, text: &str, id: NodeId, slot: Slot) -> bool {
+        if !self.open(text) {
+            return true;
+        }
+        let Some(n) = self.node(id) else { return self.unread_here() };
+        let done_from = self.done.len();
+        self.stack.push(Frame::Array(ArrayFrame {
+            n,
+            slot,
+            start: self.pos,
+            index: 0,
+            changes: 0,
+            doubts: 0,
+            value_start: 0,
+            done: done_from,
+            clean: true,
+            report_from: self.report.as_ref().map_or(0, Vec::len),
+        }));
+        self.pos += 1;
+        self.expect = Expect::ItemOrClose;
+        true
     }
 
     /// [`Self::unread_here`] where nothing is returned.
@@ -1391,6 +1491,21 @@ impl<'c> SinglePass<'c> {
                 // (Looked for only near the text's end: a whole reply pays nothing.)
                 let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
                 let cut = rest.len() <= 64 && !rest.contains(&b'"');
+                // Where its type alone decides and admits a string, its content is not
+                // needed: only whether it reads (its escapes are not written out).
+                let typed = match slot.node().and_then(|id| self.plans.get(id)).map(|p| p.scalar) {
+                    Some(Scalar::Typed(types)) => types.is_none_or(|t| t.contains(Types::STRING)),
+                    Some(_) => false,
+                    None => slot.node().is_none(),
+                };
+                if typed && !cut {
+                    let mut p = Parser::at(text, start, self.integers);
+                    if p.skip_string().is_ok() {
+                        self.pos = p.pos;
+                        self.after_value(text);
+                        return true;
+                    }
+                }
                 let mut p = Parser::at(text, start, self.integers);
                 match (!cut).then(|| p.string_cow()) {
                     // Whole and strict: its node decides (a prefix could only have decided the same).
@@ -1414,6 +1529,13 @@ impl<'c> SinglePass<'c> {
                 }
             }
             b'-' | b'0'..=b'9' => {
+                // A small integer in a plain range: its digits decide (no reader, no value).
+                let range = slot.node().and_then(|id| self.plans.get(id)).and_then(|p| p.range);
+                if let Some(end) = range.and_then(|r| r.holds(text.as_bytes(), start)) {
+                    self.pos = end;
+                    self.after_value(text);
+                    return true;
+                }
                 // Read at once when a byte stands after it (the reader ends a number where
                 // the grammar does); else scanned, to be taken up when more comes.
                 let mut p = Parser::at(text, start, self.integers);
@@ -1459,8 +1581,21 @@ impl<'c> SinglePass<'c> {
     }
 
     fn literal(&mut self, text: &str, slot: Slot, start: usize) -> bool {
-        // A literal's first letters and the text's end: wait for the rest.
         let rest = text.as_bytes().get(start..).unwrap_or_default();
+        // Most literals stand whole: taken as bytes, without the reader (which
+        // reads exactly these bytes, and what follows is the next step's).
+        let whole = match rest.first() {
+            Some(b't') if rest.starts_with(b"true") => Some((4, ParsedScalar::Bool(true))),
+            Some(b'f') if rest.starts_with(b"false") => Some((5, ParsedScalar::Bool(false))),
+            Some(b'n') if rest.starts_with(b"null") => Some((4, ParsedScalar::Null)),
+            _ => None,
+        };
+        if let Some((len, scalar)) = whole {
+            self.pos = start + len;
+            self.scalar_done(text, slot, scalar, start);
+            return true;
+        }
+        // A literal's first letters and the text's end: wait for the rest.
         if rest.len() < 5
             && [&b"true"[..], b"false", b"null"].iter().any(|w| w.len() > rest.len() && w.starts_with(rest))
         {
@@ -1958,7 +2093,7 @@ impl<'c> SinglePass<'c> {
     /// reading before the report is written.
     fn defer(&mut self, problem: Problem) {
         if self.deferred.is_none() {
-            self.deferred = Some(problem);
+            self.deferred = Some(Box::new(problem));
         }
     }
 
@@ -1985,7 +2120,7 @@ impl<'c> SinglePass<'c> {
             self.deferred = None;
         }
         let mut report = self.report.take().unwrap_or_default();
-        report.extend(self.deferred.take());
+        report.extend(self.deferred.take().map(|p| *p));
         if !report.is_empty() {
             // Failures before it are certain: listed with the full path's reading problem.
             self.halt = Some(Halt::Refused(report));
@@ -1993,18 +2128,18 @@ impl<'c> SinglePass<'c> {
         }
         if !crate::read::refused_as_read(text, &e, self.unwrap) {
             let keep = matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated);
-            self.halt = Some(Halt::Unread(keep.then_some(e)));
+            self.halt = Some(Halt::Unread(keep.then(|| Box::new(e))));
             return;
         }
         // A syntax error is the reader's own to the byte; the rest (a
         // repeat, depth, a number) carry paths the reader words itself: ask it.
         if matches!(e.code, ProblemCode::NotJson | ProblemCode::Truncated | ProblemCode::TrailingText) {
-            self.halt = Some(Halt::ReadRefused(*crate::read::read_refusal(text, &e, self.unwrap)));
+            self.halt = Some(Halt::ReadRefused(crate::read::read_refusal(text, &e, self.unwrap)));
             return;
         }
         match read_value(text, 0, self.max_depth, true, self.integers) {
             Err(full) if full.code == e.code => {
-                self.halt = Some(Halt::ReadRefused(*crate::read::read_refusal(text, &full, self.unwrap)));
+                self.halt = Some(Halt::ReadRefused(crate::read::read_refusal(text, &full, self.unwrap)));
             }
             // What has come does not show the reader's error yet (a
             // repeated key whose value has not come whole): certain all

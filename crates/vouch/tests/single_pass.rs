@@ -558,3 +558,67 @@ fn a_bare_ref_is_its_target_on_every_path() {
     assert_eq!(v.problems().len(), 1, "{:?}", v.problems());
     assert_eq!(v.problems()[0].path, "/a\u{0}");
 }
+
+/// Numbers judged on their digits (a plain range) and by the evaluator give
+/// the same verdicts: every bound kind, whole and fractional bounds, numbers
+/// at and around each bound, written every way JSON allows.
+#[test]
+fn integer_ranges_judged_on_digits_are_the_evaluators() {
+    let bounds = [
+        json!({"minimum": 0, "maximum": 100}),
+        json!({"exclusiveMinimum": 0, "exclusiveMaximum": 100}),
+        json!({"minimum": -5}),
+        json!({"maximum": -5}),
+        json!({"minimum": 0.5, "maximum": 99.5}),
+        json!({"exclusiveMinimum": -1.0, "maximum": 1e2}),
+        json!({"minimum": 9007199254740991_i64}),
+        json!({"maximum": -9007199254740993_i64}),
+        json!({}),
+    ];
+    let numbers = [
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "5",
+        "-5",
+        "-6",
+        "-4",
+        "99",
+        "100",
+        "101",
+        "0.0",
+        "100.0",
+        "1e2",
+        "1E2",
+        "-1e0",
+        "5.5",
+        "007",
+        "-",
+        "1.",
+        "123456789012345",
+        "-12345678901234",
+        "1234567890123456",
+        "9007199254740993",
+        "99 ",
+    ];
+    let mut decided = 0;
+    for types in ["integer", "number"] {
+        for bound in &bounds {
+            let mut schema = json!({"type": "object", "properties": {"n": {"type": types}}, "required": ["n"]});
+            for (k, v) in bound.as_object().unwrap() {
+                schema["properties"]["n"][k] = v.clone();
+            }
+            let contract = Contract::from_json_str(&schema.to_string()).unwrap();
+            for n in numbers {
+                for raw in [format!(r#"{{"n": {n}}}"#), format!(r#"{{"n":{n},"m":1}}"#), format!("[{n}]")] {
+                    if same_verdict(&contract, raw.as_bytes(), &format!("{schema} on {raw}")) {
+                        decided += 1;
+                    }
+                }
+            }
+        }
+    }
+    println!("integer ranges: {decided} replies decided by the single pass");
+    assert!(decided > 100, "the single pass decided only {decided}");
+}

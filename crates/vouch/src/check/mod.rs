@@ -129,14 +129,16 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
     let Some(n) = nodes.get(id) else {
         return false;
     };
-    // The value is only ever shown in a report, and this is the fast mode.
-    let unseen = Value::Null;
+    // The value is only ever shown in a report, and this is the fast mode
+    // (a static: nothing to build or drop per string).
+    static UNSEEN: Value = Value::Null;
+    let is = |m: &Value| m.as_str().is_some_and(|m| m.len() == s.len() && m == s);
     !n.never
         && n.types.is_none_or(|t| t.contains(Types::STRING))
-        && n.enumeration.as_ref().is_none_or(|members| members.iter().any(|m| m.as_str() == Some(s)))
-        && n.constant.as_ref().is_none_or(|c| c.as_str() == Some(s))
+        && n.enumeration.as_ref().is_none_or(|members| members.iter().any(is))
+        && n.constant.as_ref().is_none_or(is)
         && ((n.min_length.is_none() && n.max_length.is_none() && n.pattern.is_none() && n.format.is_none())
-            || Eval::new(nodes).string(n, s, &unseen, &mut Ctx::fast()))
+            || Eval::new(nodes).string(n, s, &UNSEEN, &mut Ctx::fast()))
 }
 
 /// The problems of one undeclared member of an object at node `object`

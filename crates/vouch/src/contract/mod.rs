@@ -244,8 +244,16 @@ impl Contract {
         if text.len() > self.limits.max_bytes {
             return self.check(text.as_bytes());
         }
-        let outcome = self.single_pass(false).reporting().finish(text);
+        let outcome = self.whole_pass().finish(text);
         self.verdict_of(text, outcome, None)
+    }
+
+    /// A single pass over a whole reply, reporting every certain failure
+    /// (see [`SinglePass::reporting`]).
+    pub(crate) fn whole_pass(&self) -> SinglePass<'_> {
+        let mut pass = self.single_pass(false);
+        pass.reporting();
+        pass
     }
 
     /// A single pass over a reply to this contract (`partials`: keeping
@@ -394,7 +402,7 @@ impl Contract {
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
                 matches!(
-                    self.single_pass(false).reporting().finish(text),
+                    self.whole_pass().finish(text),
                     Outcome::Refused(..) | Outcome::ReadRefused(..) | Outcome::Reported(..)
                 )
             })

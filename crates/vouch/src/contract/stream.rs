@@ -352,7 +352,7 @@ impl<'c> StreamCheck<'c> {
             // So is one the stream's own pass did not accept: what check
             // reports while reading, the stream's verdict reports too.
             let outcome = match decided {
-                Some(_) => self.contract.single_pass(false).reporting().finish(&self.text),
+                Some(_) => self.contract.whole_pass().finish(&self.text),
                 None => match self.pass.finish(&self.text) {
                     // Accepted as it came: the verdict keeps the stream's own text (no copy).
                     Outcome::Accepted(v) if v.changes.is_empty() => {
@@ -360,7 +360,7 @@ impl<'c> StreamCheck<'c> {
                         return self.contract.vouch(Accepted::as_sent_owned(self.text, max_depth, v.verbatim));
                     }
                     accepted @ Outcome::Accepted(_) => accepted,
-                    _ => self.contract.single_pass(false).reporting().finish(&self.text),
+                    _ => self.contract.whole_pass().finish(&self.text),
                 },
             };
             return self.contract.verdict_of(&self.text, outcome, decided);

@@ -229,22 +229,23 @@ pub(crate) fn plain_run_end(bytes: &[u8], pos: usize) -> usize {
 /// Past the white space from `pos`.
 #[inline]
 pub(crate) fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
-    // Pretty-printed replies indent with runs of spaces: take them eight at a time.
-    while let Some(&b) = bytes.get(pos) {
-        if b == b' ' {
-            while bytes.get(pos..pos + 8).is_some_and(|c| c == b"        ") {
-                pos += 8;
+    // Most runs are one space, or a line break and an indentation: the
+    // spaces after a space or a line break are counted eight at a time.
+    loop {
+        match bytes.get(pos) {
+            Some(&b) if is_ws(b) => pos += 1,
+            _ => return pos,
+        }
+        while let Some(word) = bytes.get(pos..pos + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            // A zero byte for each space: the first other byte ends the run.
+            let others = u64::from_le_bytes(word) ^ u64::from_le_bytes([b' '; 8]);
+            if others != 0 {
+                pos += (others.trailing_zeros() / 8) as usize;
+                break;
             }
-            while bytes.get(pos) == Some(&b' ') {
-                pos += 1;
-            }
-        } else if is_ws(b) {
-            pos += 1;
-        } else {
-            break;
+            pos += 8;
         }
     }
-    pos
 }
 
 pub(crate) fn is_ws(b: u8) -> bool {
@@ -605,6 +606,30 @@ impl<'a> Parser<'a> {
         Some(run)
     }
 
+    /// The string at `pos` (its opening quote) read as [`Self::string_cow`]
+    /// reads it, to the same errors, where only whether it reads matters:
+    /// its escapes are checked, not written out.
+    pub(crate) fn skip_string(&mut self) -> Result<(), ReadError> {
+        self.pos += 1;
+        loop {
+            self.pos = plain_run_end(self.bytes, self.pos);
+            match self.peek() {
+                None => return Err(self.eof_or("unterminated string")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.escape(None)?;
+                }
+                Some(_) => {
+                    return Err(self.err(ProblemCode::NotJson, "a control character must be escaped in a string"));
+                }
+            }
+        }
+    }
+
     pub(crate) fn string_cow(&mut self) -> Result<Cow<'a, str>, ReadError> {
         self.pos += 1;
         let mut out = String::new();
@@ -631,7 +656,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'\\') => {
                     self.pos += 1;
-                    self.escape(&mut out)?;
+                    self.escape(Some(&mut out))?;
                 }
                 Some(_) => {
                     return Err(self.err(ProblemCode::NotJson, "a control character must be escaped in a string"));
@@ -640,7 +665,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn escape(&mut self, out: &mut String) -> Result<(), ReadError> {
+    /// The escape after a backslash, written to `out` (none: only checked).
+    fn escape(&mut self, out: Option<&mut String>) -> Result<(), ReadError> {
         let c = match self.peek() {
             None => return Err(self.eof_or("unterminated escape")),
             Some(b'"') => '"',
@@ -675,7 +701,9 @@ impl<'a> Parser<'a> {
                 };
                 match c {
                     Some(c) => {
-                        out.push(c);
+                        if let Some(out) = out {
+                            out.push(c);
+                        }
                         return Ok(());
                     }
                     None => return Err(self.err(ProblemCode::NotJson, "a lone surrogate escape is not a character")),
@@ -684,7 +712,9 @@ impl<'a> Parser<'a> {
             Some(_) => return Err(self.err(ProblemCode::NotJson, "invalid escape in a string")),
         };
         self.pos += 1;
-        out.push(c);
+        if let Some(out) = out {
+            out.push(c);
+        }
         Ok(())
     }
 
