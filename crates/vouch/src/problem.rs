@@ -338,9 +338,14 @@ impl std::io::Write for BoundedWriter {
 /// excerpt is short, else the excerpt as a string.
 #[must_use]
 pub(crate) fn bounded(value: &Value) -> Value {
-    let ex = excerpt(value);
-    if ex.ends_with('…') {
-        Value::String(ex)
+    bounded_as(value, &excerpt(value))
+}
+
+/// [`bounded`], given the value's excerpt (`shown`).
+#[must_use]
+pub(crate) fn bounded_as(value: &Value, shown: &str) -> Value {
+    if shown.ends_with('…') {
+        Value::String(shown.to_owned())
     } else {
         value.clone()
     }

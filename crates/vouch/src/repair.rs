@@ -14,7 +14,7 @@ use serde_json::{Number, Value};
 use crate::check::is_valid;
 use crate::node::{is_integer, Node, NodeId, Rules, Types};
 use crate::pointer;
-use crate::problem::{bounded, bounded_items, display_path, excerpt, Repair};
+use crate::problem::{bounded, bounded_as, bounded_items, display_path, excerpt, Repair};
 
 pub(crate) struct Repairer<'c> {
     nodes: &'c [Node],
@@ -70,6 +70,15 @@ impl<'c> Repairer<'c> {
         self.record_bounded(rule, bounded(before), bounded(after), what);
     }
 
+    /// [`Self::record`] of a scalar changed into another, said as
+    /// "BEFORE `verb` AFTER" (each excerpt written once, for the message
+    /// and the bounded copies both).
+    fn record_changed(&mut self, rule: &str, before: &Value, after: &Value, verb: &str) {
+        let (was, now) = (excerpt(before), excerpt(after));
+        let what = format!("{was} {verb} {now}");
+        self.record_bounded(rule, bounded_as(before, &was), bounded_as(after, &now), what);
+    }
+
     /// [`Self::record`] with `before` and `after` already [`bounded`].
     fn record_bounded(&mut self, rule: &str, before: Value, after: Value, what: String) {
         self.log.push(Repair {
@@ -115,7 +124,15 @@ impl<'c> Repairer<'c> {
         let start = self.log.len();
         // What the value was, as the log shows it (bounded: a value replaced
         // whole is not copied whole, at every level of a deep reply).
-        let original = rules.default_if_invalid.then(|| (bounded(v), excerpt(v)));
+        // A scalar is kept as it is (cheap), its excerpt written only if needed.
+        let original = rules.default_if_invalid.then(|| {
+            if v.is_array() || v.is_object() {
+                let shown = excerpt(v);
+                (bounded_as(v, &shown), Some(shown))
+            } else {
+                (v.clone(), None)
+            }
+        });
 
         if let Some(d) = default {
             if v.is_null() && !n.types.is_some_and(|t| t.contains(Types::NULL)) {
@@ -143,6 +160,8 @@ impl<'c> Repairer<'c> {
         }
         if rules.default_if_invalid && !is_valid(self.nodes, id, v) {
             if let (Some(d), Some((before, shown))) = (default, original) {
+                let shown = shown.unwrap_or_else(|| excerpt(&before));
+                let before = bounded_as(&before, &shown);
                 // The value is replaced whole; the repairs inside it no longer describe it.
                 self.log.truncate(start);
                 if !shown.ends_with('…') && before == *d {
@@ -177,7 +196,7 @@ impl<'c> Repairer<'c> {
                     }
                 };
                 if let Some(c) = coerced.filter(|_| self.spend()) {
-                    self.record("coerce", v, &c, format!("{} coerced to {}", excerpt(v), excerpt(&c)));
+                    self.record_changed("coerce", v, &c, "coerced to");
                     *v = c;
                 }
             }
@@ -187,7 +206,7 @@ impl<'c> Repairer<'c> {
                 if !is_integer(x) {
                     if let Some(r) = x.as_f64().map(f64::round).and_then(float_to_number).filter(|_| self.spend()) {
                         let after = Value::Number(r);
-                        self.record("round", v, &after, format!("{} rounded to {}", excerpt(v), excerpt(&after)));
+                        self.record_changed("round", v, &after, "rounded to");
                         *v = after;
                     }
                 }
@@ -197,7 +216,7 @@ impl<'c> Repairer<'c> {
             if let Value::Number(x) = &*v {
                 if let Some(c) = clamp(n, x).filter(|_| self.spend()) {
                     let after = Value::Number(c);
-                    self.record("clamp", v, &after, format!("{} clamped to {}", excerpt(v), excerpt(&after)));
+                    self.record_changed("clamp", v, &after, "clamped to");
                     *v = after;
                 }
             }
@@ -220,7 +239,7 @@ impl<'c> Repairer<'c> {
                     let mut hits = members.iter().filter(|m| m.as_str().is_some_and(|m| m.to_lowercase() == lower));
                     if let (Some(hit), None, true) = (hits.next(), hits.next(), self.spend()) {
                         let after = hit.clone();
-                        self.record("enum_case", v, &after, format!("{} matched to {}", excerpt(v), excerpt(&after)));
+                        self.record_changed("enum_case", v, &after, "matched to");
                         *v = after;
                     }
                 }

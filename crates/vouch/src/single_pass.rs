@@ -70,9 +70,11 @@ struct IntRange {
 impl IntRange {
     /// The range of a node whose only keywords are a `type` admitting
     /// integers and bounds that are whole numbers (none: another keyword,
-    /// a policy, or a bound with a fraction, which the evaluator decides).
+    /// or a bound with a fraction, which the evaluator decides). A policy
+    /// may stand beside them: no repair touches an integer in range
+    /// (see [`leaves_valid_scalar_alone`]).
     fn of(n: &Node, scalar: Scalar) -> Option<Self> {
-        if !matches!(scalar, Scalar::Here) || n.policy.is_some() || n.enumeration.is_some() || n.constant.is_some() {
+        if !matches!(scalar, Scalar::Here) || n.enumeration.is_some() || n.constant.is_some() {
             return None;
         }
         let types = n.types?;
@@ -891,6 +893,9 @@ enum Halt {
     /// Refused by a prefix where only a reply read whole as JSON is judged
     /// as it stands: read again without that (see [`SinglePass::finish`]).
     ReadAgain,
+    /// A doubt, where a doubt hands the reply to the full path whatever
+    /// follows (see [`SinglePass::reporting`]): the rest is not read.
+    Doubted,
 }
 
 /// What the single pass found, once the reply has ended.
@@ -900,6 +905,10 @@ pub(crate) enum Outcome<'c> {
     /// Strict JSON, but a keyword failed or a repair would apply: the full
     /// path reads and judges it.
     Doubted,
+    /// A doubt stopped the reading (see [`Halt::Doubted`]): the full path's
+    /// verdict where the reply reads as JSON as it stands, else the
+    /// verdict of a reading to the end.
+    DoubtedEarly,
     /// Not read (see [`Halt::Unread`]): the full path reads the reply itself.
     Unread(Option<ReadError>),
     /// Certain to be refused whatever the full path finds besides: these
@@ -948,6 +957,8 @@ pub(crate) struct SinglePass<'c> {
     partials: bool,
     /// The text up to here is white space (Unicode's): a reply of nothing else is empty.
     blank_to: usize,
+    /// Stop at the first doubt (see [`Halt::Doubted`]).
+    stop_at_doubt: bool,
     /// Reporting (a whole reply, not a stream): a certain failure is listed
     /// here, in the full path's order, and the reading goes on; none: a
     /// certain failure stops the reading.
@@ -1105,6 +1116,7 @@ impl<'c> SinglePass<'c> {
             done: if partials { Vec::with_capacity(32) } else { Vec::new() },
             partials,
             blank_to: 0,
+            stop_at_doubt: false,
             report: None,
             deferred: None,
             report_if_json: false,
@@ -1123,7 +1135,27 @@ impl<'c> SinglePass<'c> {
             if !slot.certain && !self.unwrap.is_none() {
                 slot.certain = true;
                 self.report_if_json = true;
+                // Then a doubt hands the reply to the full path (what was
+                // reported is dropped: see `finish`), or the reply does not
+                // read as JSON: the rest of the reading only says which.
+                self.stop_at_doubt = true;
             }
+        }
+    }
+
+    /// Where the reply is not read to the end after a doubt (see
+    /// [`Halt::Doubted`]), read it all: for a reply the reader does not take
+    /// as JSON as it stands, how the reading ends decides the verdict.
+    pub(crate) fn to_the_end(&mut self) {
+        self.stop_at_doubt = false;
+    }
+
+    /// Something the full path decides arose: a keyword failed where it is
+    /// not certain, or a repair would apply.
+    fn doubt(&mut self) {
+        self.doubts += 1;
+        if self.stop_at_doubt && self.halt.is_none() {
+            self.halt = Some(Halt::Doubted);
         }
     }
 
@@ -1189,6 +1221,7 @@ impl<'c> SinglePass<'c> {
             Some(Halt::Unread(e)) => Outcome::Unread(e.map(|e| *e)),
             // Read again above.
             Some(Halt::ReadAgain) => Outcome::Doubted,
+            Some(Halt::Doubted) => Outcome::DoubtedEarly,
             None if self.report_if_json && self.doubts > 0 => Outcome::Doubted,
             None if self.report.as_ref().is_some_and(|r| !r.is_empty()) => {
                 let mut problems = self.report.unwrap_or_default();
@@ -1212,17 +1245,19 @@ impl<'c> SinglePass<'c> {
         }
         self.pos = skip_ws(bytes, self.pos);
         let Some(&b) = bytes.get(self.pos) else { return false };
-        if self.stack.is_empty() && matches!(self.expect, Expect::Value(_)) && !is_ws(b) {
-            // A reply that is only white space so far, Unicode's included, may
-            // yet be an empty reply (its own refusal) or JSON: pending.
-            let from = self.blank_to.max(self.pos);
-            if text.get(from..).is_some_and(|rest| rest.chars().all(char::is_whitespace)) {
-                self.blank_to = text.len();
-                return false;
-            }
-        }
         match self.expect {
-            Expect::Value(slot) => self.value(text, slot, b),
+            Expect::Value(slot) => {
+                if self.stack.is_empty() && !is_ws(b) {
+                    // A reply that is only white space so far, Unicode's included, may
+                    // yet be an empty reply (its own refusal) or JSON: pending.
+                    let from = self.blank_to.max(self.pos);
+                    if text.get(from..).is_some_and(|rest| rest.chars().all(char::is_whitespace)) {
+                        self.blank_to = text.len();
+                        return false;
+                    }
+                }
+                self.value(text, slot, b)
+            }
             Expect::KeyOrClose | Expect::Key => {
                 if matches!(self.expect, Expect::KeyOrClose) && b == b'}' {
                     self.pos += 1;
@@ -1326,7 +1361,7 @@ impl<'c> SinglePass<'c> {
                     // A container where the node's type allows none is the full
                     // path's to read and report; a scalar may still be repaired.
                     if b == b'{' || b == b'[' {
-                        self.doubts += 1;
+                        self.doubt();
                         return self.free_value(text, slot.with_node(None), b);
                     }
                 }
@@ -2073,7 +2108,7 @@ impl<'c> SinglePass<'c> {
                 return;
             }
         }
-        self.doubts += 1;
+        self.doubt();
     }
 
     fn refuse(&mut self, problems: Vec<Problem>) {
@@ -2429,8 +2464,12 @@ impl<'c> SinglePass<'c> {
             self.read_error(text, e);
             return;
         }
-        let Some(Frame::Object(o)) = self.stack.last() else { return };
-        if found.is_none() && self.member_refused(o) {
+        // Undeclared: stripped or refused, perhaps.
+        let Some(Frame::Object(o)) = self.stack.last().filter(|_| found.is_none()) else {
+            self.expect = Expect::Colon;
+            return self.colon_at_once(text);
+        };
+        if self.member_refused(o) {
             let refused_outright = !o.strip && o.slot.certain && !o.n.repair_below;
             if refused_outright && self.report.is_some() {
                 // Reported once its value is read (the full path quotes it).
@@ -2476,7 +2515,7 @@ impl<'c> SinglePass<'c> {
                 return;
             }
             // Stripped, or refused where a repair above may yet change that: the full path decides.
-            self.doubts += 1;
+            self.doubt();
         }
         self.expect = Expect::Colon;
         self.colon_at_once(text);
@@ -2638,7 +2677,7 @@ impl<'c> SinglePass<'c> {
                 }
             }
         }
-        self.doubts += 1;
+        self.doubt();
         self.after_value(text);
     }
 
@@ -2696,7 +2735,7 @@ impl<'c> SinglePass<'c> {
             // Each fill is a repair: past the cap, the full path refuses.
             self.made += own.len();
             if self.made > self.max_repairs {
-                self.doubts += 1;
+                self.doubt();
             } else {
                 let at = first_change.min(self.changes.len());
                 self.changes.splice(at..at, own);

@@ -574,6 +574,8 @@ fn integer_ranges_judged_on_digits_are_the_evaluators() {
         json!({"minimum": 9007199254740991_i64}),
         json!({"maximum": -9007199254740993_i64}),
         json!({}),
+        json!({"minimum": 0, "maximum": 100, "x-vouch": {"repair": ["coerce", "clamp", "default_if_invalid"], "default": 0}}),
+        json!({"minimum": -3, "maximum": 10, "x-vouch": {"repair": ["clamp"]}}),
     ];
     let numbers = [
         "0",
@@ -609,7 +611,7 @@ fn integer_ranges_judged_on_digits_are_the_evaluators() {
             for (k, v) in bound.as_object().unwrap() {
                 schema["properties"]["n"][k] = v.clone();
             }
-            let contract = Contract::from_json_str(&schema.to_string()).unwrap();
+            let contract = Contract::from_json_str(&schema.to_string()).unwrap_or_else(|e| panic!("{schema}: {e}"));
             for n in numbers {
                 for raw in [format!(r#"{{"n": {n}}}"#), format!(r#"{{"n":{n},"m":1}}"#), format!("[{n}]")] {
                     if same_verdict(&contract, raw.as_bytes(), &format!("{schema} on {raw}")) {

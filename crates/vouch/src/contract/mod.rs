@@ -295,6 +295,15 @@ impl Contract {
             }
             Outcome::Unread(_) => self.full_path_text(text, false),
             Outcome::Doubted => self.full_path_text(text, true),
+            Outcome::DoubtedEarly => match read::read_text(text, &self.limits, self.unwrap, self.integers) {
+                // Whole JSON as it stands: what reading on would have come to (the full path's).
+                Ok((value, None)) => self.judge(value, Vec::new()),
+                _ => {
+                    let mut pass = self.whole_pass();
+                    pass.to_the_end();
+                    self.verdict_of(text, pass.finish(text), decided)
+                }
+            },
             Outcome::Refused(found) => {
                 let base = self.full_path_text(text, true);
                 self.merged(text, &found, decided, base)
@@ -401,8 +410,10 @@ impl Contract {
         let raw = raw.as_ref();
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
+                let mut pass = self.whole_pass();
+                pass.to_the_end();
                 matches!(
-                    self.whole_pass().finish(text),
+                    pass.finish(text),
                     Outcome::Refused(..) | Outcome::ReadRefused(..) | Outcome::Reported(..)
                 )
             })
