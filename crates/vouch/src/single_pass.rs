@@ -58,6 +58,33 @@ pub(crate) struct Plan {
     /// The whole numbers the node allows, where its keywords are nothing
     /// but a type and bounds: a small integer is judged on its digits.
     range: Option<IntRange>,
+    /// Every string is valid here and left alone: only whether a string
+    /// reads matters, not what it holds (its escapes need not be written out).
+    any_string: bool,
+}
+
+/// Whether node `n`, checked as `scalar` says, takes every string as it
+/// stands: its type admits strings, no keyword looks at their content, and
+/// no repair of its policy touches a valid one (see
+/// [`leaves_valid_string_alone`]; [`is_valid_string_here`] checks these
+/// keywords and no others).
+fn takes_any_string(n: &Node, scalar: Scalar) -> bool {
+    let admits = n.types.is_none_or(|t| t.contains(Types::STRING));
+    match scalar {
+        Scalar::Typed(_) => admits,
+        Scalar::Here => {
+            admits
+                && !n.never
+                && n.enumeration.is_none()
+                && n.constant.is_none()
+                && n.min_length.is_none()
+                && n.max_length.is_none()
+                && n.pattern.is_none()
+                && n.format.is_none()
+                && n.policy.as_ref().is_none_or(|p| !p.rules.coerce && !p.rules.trim)
+        }
+        Scalar::Evaluate => false,
+    }
 }
 
 /// The integers from `min` to `max` (both allowed).
@@ -223,7 +250,13 @@ pub(crate) fn plans(nodes: &[Node]) -> Vec<Plan> {
         .iter()
         .map(|n| {
             let scalar = scalar_plan(n);
-            Plan { read: plan(nodes, n), scalar, watch: WatchPlan::of(n, scalar), range: IntRange::of(n, scalar) }
+            Plan {
+                read: plan(nodes, n),
+                scalar,
+                watch: WatchPlan::of(n, scalar),
+                range: IntRange::of(n, scalar),
+                any_string: takes_any_string(n, scalar),
+            }
         })
         .collect()
 }
@@ -1515,25 +1548,28 @@ impl<'c> SinglePass<'c> {
         let start = self.pos;
         match b {
             b'"' => {
+                // Where every string stands, its content is not needed: only
+                // whether it reads (its escapes are not written out).
+                let any = match slot.node() {
+                    Some(id) => self.plans.get(id).is_some_and(|p| p.any_string),
+                    None => true,
+                };
                 // Most strings: no escape, and closed (whatever follows, they stand as read).
                 let mut p = Parser::at(text, start, self.integers);
                 if let Some(s) = p.plain_string() {
                     self.pos = p.pos;
-                    self.string_done(text, slot, s, start);
+                    if any {
+                        self.after_value(text);
+                    } else {
+                        self.string_done(text, slot, s, start);
+                    }
                     return true;
                 }
                 // Where the text ends before any quote, the string is cut off: no reader needed.
                 // (Looked for only near the text's end: a whole reply pays nothing.)
                 let rest = text.as_bytes().get(start + 1..).unwrap_or_default();
                 let cut = rest.len() <= 64 && !rest.contains(&b'"');
-                // Where its type alone decides and admits a string, its content is not
-                // needed: only whether it reads (its escapes are not written out).
-                let typed = match slot.node().and_then(|id| self.plans.get(id)).map(|p| p.scalar) {
-                    Some(Scalar::Typed(types)) => types.is_none_or(|t| t.contains(Types::STRING)),
-                    Some(_) => false,
-                    None => slot.node().is_none(),
-                };
-                if typed && !cut {
+                if any && !cut {
                     let mut p = Parser::at(text, start, self.integers);
                     if p.skip_string().is_ok() {
                         self.pos = p.pos;
@@ -1866,6 +1902,28 @@ impl<'c> SinglePass<'c> {
     /// when the next other byte comes (once: the scan resumes where it
     /// stopped). Unlimited without a watch, what is left under a
     /// `maxLength`, none for an `enum` (each byte may decide) or no string.
+    /// The plain lane took the bytes from `pos` to `to`, each one plain
+    /// ASCII and within [`Self::plain_room`] of the open string: step past
+    /// them as scanning them would (a watch's count of characters included),
+    /// without scanning them again.
+    pub(crate) fn took_plain(&mut self, to: usize) {
+        if self.halt.is_some() {
+            return;
+        }
+        if let Some(Token::Str { scan, .. }) = &mut self.token {
+            if scan.state != Escape::Plain || scan.pos != self.pos || to < scan.pos {
+                return;
+            }
+            match &mut scan.watch {
+                None => {}
+                Some(w) if w.choices.is_none() => w.chars = w.chars.saturating_add((to - scan.pos) as u64),
+                Some(_) => return,
+            }
+            scan.pos = to;
+            self.pos = to;
+        }
+    }
+
     pub(crate) fn plain_room(&self, len: usize) -> u64 {
         if self.halt.is_some() || self.pos != len {
             return 0;

@@ -412,10 +412,7 @@ impl Contract {
             && std::str::from_utf8(raw).is_ok_and(|text| {
                 let mut pass = self.whole_pass();
                 pass.to_the_end();
-                matches!(
-                    pass.finish(text),
-                    Outcome::Refused(..) | Outcome::ReadRefused(..) | Outcome::Reported(..)
-                )
+                matches!(pass.finish(text), Outcome::Refused(..) | Outcome::ReadRefused(..) | Outcome::Reported(..))
             })
     }
 

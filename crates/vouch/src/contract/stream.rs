@@ -75,6 +75,9 @@ pub struct StreamCheck<'c> {
     /// Plain bytes the open string takes without the pass (see
     /// [`SinglePass::plain_room`]); zero when none.
     plain: u64,
+    /// `plain` was opened where the pass last stood: every byte since is
+    /// one the plain lane took (any other goes to the pass, which resets it).
+    plain_open: bool,
     /// ASCII white space is taken without the pass (see
     /// [`SinglePass::between_tokens`]).
     blank: bool,
@@ -114,6 +117,7 @@ impl<'c> StreamCheck<'c> {
             pending_at: 0,
             lane: true,
             plain: 0,
+            plain_open: false,
             blank: true,
             kept_only: false,
             too_large: false,
@@ -133,14 +137,15 @@ impl<'c> StreamCheck<'c> {
         // white space where the pass waits, is taken on the spot (a model
         // streams a token or a byte at a time: this is the common case).
         if let [b] = piece {
+            // Inside a string, most bytes: kept, for the pass to scan with
+            // the next other byte (`plain` is only set in the lane, and
+            // within the limit on bytes).
+            if self.plain > 0 && (0x20..0x80).contains(b) && *b != b'"' && *b != b'\\' {
+                self.plain -= 1;
+                self.text.push(char::from(*b));
+                return Progress::Pending;
+            }
             if *b < 0x80 && self.text.len() < self.max_bytes {
-                // Inside a string, most bytes: kept, for the pass to scan with
-                // the next other byte (`plain` and `blank` are only set in the lane).
-                if self.plain > 0 && *b >= 0x20 && *b != b'"' && *b != b'\\' {
-                    self.plain -= 1;
-                    self.text.push(char::from(*b));
-                    return Progress::Pending;
-                }
                 // Between tokens, white space (indentation, mostly): the same.
                 if self.blank && matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
                     self.text.push(char::from(*b));
@@ -162,10 +167,15 @@ impl<'c> StreamCheck<'c> {
     // As few stores as it can: each is loaded back by the next byte's.
     fn feed_byte(&mut self, b: u8) -> Progress {
         let before = self.text.len();
+        if self.plain_open {
+            // What the lane took is plain by its checks: not scanned again.
+            self.pass.took_plain(before);
+        }
         self.text.push(char::from(b));
         if self.pass.extends(&self.text, b) && self.pass.refusal().is_none() {
             // Still in the lane: the part of `refresh_lanes` that can have changed.
-            self.plain = self.pass.plain_room(self.text.len());
+            self.plain = self.plain_room();
+            self.plain_open = self.plain > 0;
             self.blank = self.pass.between_tokens();
             return Progress::Pending;
         }
@@ -175,6 +185,8 @@ impl<'c> StreamCheck<'c> {
 
     /// [`Self::feed`] of any other piece.
     fn feed_piece(&mut self, piece: &[u8]) -> Progress {
+        // The pass scans what the lane took itself, with the piece.
+        self.plain_open = false;
         let before = self.received();
         let after = before.saturating_add(piece.len());
         if self.refusal.is_none() {
@@ -231,12 +243,21 @@ impl<'c> StreamCheck<'c> {
         self.progress()
     }
 
+    /// The plain bytes the open string may take on the spot: within its
+    /// room, and within the limit on bytes.
+    fn plain_room(&self) -> u64 {
+        let len = self.text.len();
+        let within = u64::try_from(self.max_bytes.saturating_sub(len)).unwrap_or(u64::MAX);
+        self.pass.plain_room(len).min(within)
+    }
+
     /// Which bytes the next feeds may take on the spot (see the fields).
     fn refresh_lanes(&mut self) {
         let nothing_held = self.tail.is_empty() && self.not_utf8.is_none() && !self.too_large;
         self.lane = nothing_held && self.refusal.is_none();
         self.kept_only = nothing_held && self.refusal.is_some();
-        self.plain = if self.lane { self.pass.plain_room(self.text.len()) } else { 0 };
+        self.plain = if self.lane { self.plain_room() } else { 0 };
+        self.plain_open = self.plain > 0;
         self.blank = self.lane && self.pass.between_tokens();
     }
 
