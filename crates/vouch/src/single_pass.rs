@@ -1179,7 +1179,7 @@ impl<'c> SinglePass<'c> {
     /// Where the reply is not read to the end after a doubt (see
     /// [`Halt::Doubted`]), read it all: for a reply the reader does not take
     /// as JSON as it stands, how the reading ends decides the verdict.
-    pub(crate) fn to_the_end(&mut self) {
+    pub(crate) fn keep_reading_after_doubts(&mut self) {
         self.stop_at_doubt = false;
     }
 

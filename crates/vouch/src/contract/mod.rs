@@ -300,7 +300,7 @@ impl Contract {
                 Ok((value, None)) => self.judge(value, Vec::new()),
                 _ => {
                     let mut pass = self.whole_pass();
-                    pass.to_the_end();
+                    pass.keep_reading_after_doubts();
                     self.verdict_of(text, pass.finish(text), decided)
                 }
             },
@@ -411,7 +411,7 @@ impl Contract {
         raw.len() <= self.limits.max_bytes
             && std::str::from_utf8(raw).is_ok_and(|text| {
                 let mut pass = self.whole_pass();
-                pass.to_the_end();
+                pass.keep_reading_after_doubts();
                 matches!(pass.finish(text), Outcome::Refused(..) | Outcome::ReadRefused(..) | Outcome::Reported(..))
             })
     }
