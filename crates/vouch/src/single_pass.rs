@@ -909,6 +909,17 @@ struct Failed {
     report_from: usize,
 }
 
+/// What the node's own rules do to a scalar that fails it as sent.
+enum Mend {
+    /// Repaired in place, for good.
+    Made,
+    /// No rule touches it (and the repair budget was not what stopped them).
+    Nothing,
+    /// A repair would apply, but not here (past the budget, or it does not
+    /// settle at once): the full path decides.
+    Unsure,
+}
+
 /// Why the pass stopped reading.
 #[derive(Debug, Clone)]
 enum Halt {
@@ -1377,12 +1388,21 @@ impl<'c> SinglePass<'c> {
                         // reads: else the prefix decided, as a stream's would).
                         let mut p = Parser::at(text, self.pos, self.integers);
                         let room = self.max_depth.saturating_sub(self.stack.len());
-                        let whole = if b == b'{' || b == b'[' {
-                            p.whole(room).is_ok()
-                        } else {
-                            p.scalar_ref().is_ok() && p.pos < text.len()
-                        };
-                        if whole {
+                        if b == b'{' || b == b'[' {
+                            // Read once: settled here as `free_value` would
+                            // settle it (the same reading, done already).
+                            let nested = matches!(self.stack.last(), Some(Frame::Free(_)));
+                            let near_end = text.len() - self.pos <= 64;
+                            if let Ok(v) = p.whole(room) {
+                                if nested || near_end {
+                                    return self.free_value(text, slot, b);
+                                }
+                                self.verbatim = false;
+                                self.pos = p.pos;
+                                self.settle(text, slot, &v);
+                                return true;
+                            }
+                        } else if p.scalar_ref().is_ok() && p.pos < text.len() {
                             return self.free_value(text, slot, b);
                         }
                     }
@@ -1395,6 +1415,10 @@ impl<'c> SinglePass<'c> {
                     // path's to read and report; a scalar may still be repaired.
                     if b == b'{' || b == b'[' {
                         self.doubt();
+                        if self.halt.is_some() {
+                            // Stopped at the doubt: not read for nothing.
+                            return true;
+                        }
                         return self.free_value(text, slot.with_node(None), b);
                     }
                 }
@@ -2102,27 +2126,43 @@ impl<'c> SinglePass<'c> {
     /// (the text from `start` to `pos` replaced by the result), else doubted
     /// or refused.
     fn scalar_failed(&mut self, slot: Slot, id: NodeId, sent: Value, start: usize) {
-        if self.node(id).is_some_and(|n| n.policy.is_some()) && self.repair_scalar(id, sent.clone(), start) {
-            return;
+        if self.node(id).is_some_and(|n| n.policy.is_some()) {
+            match self.repair_scalar(id, sent.clone(), start) {
+                Mend::Made => return,
+                // No rule of the node touches it, and a scalar has nothing
+                // below: it fails as it stands, certain where the slot is.
+                Mend::Nothing if slot.certain && !is_valid(self.nodes, id, &sent) => {
+                    let path = self.path();
+                    let problems = check::problems(self.nodes, id, &sent, &path, self.max_problems);
+                    if !problems.is_empty() {
+                        self.certain_failure(problems);
+                        return;
+                    }
+                }
+                Mend::Nothing | Mend::Unsure => {}
+            }
         }
         self.fail(slot, id, &sent);
     }
 
     /// Whether the scalar from `start` was repaired in place (see [`Self::scalar_failed`]).
-    fn repair_scalar(&mut self, id: NodeId, sent: Value, start: usize) -> bool {
+    fn repair_scalar(&mut self, id: NodeId, sent: Value, start: usize) -> Mend {
         let mut repaired = sent;
         // Past the contract's cap on repairs, the full path refuses.
         let mut r = Repairer::with_budget(self.nodes, self.max_repairs.saturating_sub(self.made));
         r.repair(id, &mut repaired);
-        if r.log.is_empty() || r.over().is_some() {
-            return false;
+        if r.over().is_some() {
+            return Mend::Unsure;
+        }
+        if r.log.is_empty() {
+            return Mend::Nothing;
         }
         // The repair pass's next round must find nothing more to do.
         let mut again = repaired.clone();
         let mut next = Repairer::new(self.nodes);
         next.repair(id, &mut again);
         if !next.log.is_empty() || again != repaired || !is_valid_here(self.nodes, id, &repaired) {
-            return false;
+            return Mend::Unsure;
         }
         let json = crate::write::value(&repaired);
         let depth = crate::read::depth(&repaired);
@@ -2130,7 +2170,7 @@ impl<'c> SinglePass<'c> {
         self.made += count;
         let made = Made::Repaired { json, depth, log: r.log };
         self.changes.push(Change { path: String::new(), at: start, end: self.pos, made });
-        true
+        Mend::Made
     }
 
     /// A value read whole: vouched for when valid for the node and no
@@ -2173,9 +2213,12 @@ impl<'c> SinglePass<'c> {
         // Reporting stops too: the full path lists what a prefix decided (merged).
         self.report = None;
         if self.report_if_json {
-            // Decided by a prefix, so not known to be JSON: the full path's.
+            // Decided by a prefix, so not known to be JSON: the full path's
+            // (a doubt, where the reading stops at one: a reply that reads
+            // as JSON is the full path's to judge, and one that does not is
+            // read to the end, to come back here).
             self.deferred = None;
-            self.halt = Some(Halt::ReadAgain);
+            self.halt = Some(if self.stop_at_doubt { Halt::Doubted } else { Halt::ReadAgain });
             return;
         }
         self.halt = Some(Halt::Refused(problems));
