@@ -1147,7 +1147,8 @@ impl<'c> SinglePass<'c> {
             pos: 0,
             expect: Expect::Value(slot),
             token: None,
-            stack: Vec::new(),
+            // Room for most replies' nesting at once (one allocation, no growth).
+            stack: Vec::with_capacity(4),
             made: 0,
             changes: Vec::new(),
             verbatim: true,
@@ -1687,6 +1688,14 @@ impl<'c> SinglePass<'c> {
         };
         if let Some((len, scalar)) = whole {
             self.pos = start + len;
+            // Where the node's type alone decides and admits it, that is all.
+            let typed = slot.node().and_then(|id| self.plans.get(id)).map(|p| p.scalar);
+            if let Some(Scalar::Typed(types)) = typed {
+                if types.is_none_or(|t| t.admits_scalar(&scalar)) {
+                    self.after_value(text);
+                    return true;
+                }
+            }
             self.scalar_done(text, slot, scalar, start);
             return true;
         }
