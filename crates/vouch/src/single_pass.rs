@@ -2838,6 +2838,36 @@ impl<'c> SinglePass<'c> {
                     return;
                 }
             }
+            // Reporting an object whose only failure is required properties
+            // missing, none of its members reported: the full path lists
+            // just those, in `required`'s order (no need to read it again).
+            let within =
+                n.min_properties.is_none_or(|min| members >= min) && n.max_properties.is_none_or(|max| members <= max);
+            let none_below =
+                self.deferred.is_none() && self.report.as_ref().is_some_and(|r| r.len() == failed.report_from);
+            if reported_below && within && none_below {
+                let base = self.path();
+                let missing = n.required.iter().filter(|name| {
+                    n.property_index
+                        .position(name)
+                        .is_some_and(|(i, _, _)| !seen.contains(i) && !fills.iter().any(|f| f.position() == i))
+                });
+                let problems: Vec<Problem> = missing
+                    .take(self.max_problems.max(1))
+                    .map(|name| {
+                        let mut path = base.clone();
+                        path.push('/');
+                        pointer::push_escaped(&mut path, name);
+                        check::missing(&path)
+                    })
+                    .collect();
+                if !problems.is_empty() {
+                    if self.certain_failure(problems) {
+                        self.after_value(text);
+                    }
+                    return;
+                }
+            }
             self.container_failed(text, failed);
             return;
         }
