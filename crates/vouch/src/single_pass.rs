@@ -2818,6 +2818,46 @@ impl<'c> SinglePass<'c> {
             let slot = failed.slot;
             // (Reporting: where the close can be reported in the full path's words, it is, below.)
             let reported_below = failed.id.is_some_and(|id| self.report.is_some() && self.certain(slot, id));
+            // Reporting an object whose only failure is required properties
+            // missing, none of its members reported: the full path lists
+            // just those, in `required`'s order (no need to read it again).
+            let within =
+                n.min_properties.is_none_or(|min| members >= min) && n.max_properties.is_none_or(|max| members <= max);
+            let none_below =
+                self.deferred.is_none() && self.report.as_ref().is_some_and(|r| r.len() == failed.report_from);
+            // So too where repairs below could apply but none had to (no
+            // doubt so far: its members stand as read or repaired in place,
+            // and its fills, within the cap, are valid by the plan).
+            let settled = self.report.is_some()
+                && slot.certain
+                && !rules.default_if_invalid
+                && self.doubts == 0
+                && self.made + own.len() <= self.max_repairs;
+            if (reported_below || settled) && within && none_below {
+                let base = self.path();
+                let missing = n.required.iter().filter(|name| {
+                    n.property_index
+                        .position(name)
+                        .is_some_and(|(i, _, _)| !seen.contains(i) && !fills.iter().any(|f| f.position() == i))
+                });
+                let problems: Vec<Problem> = missing
+                    .take(self.max_problems.max(1))
+                    .map(|name| {
+                        let mut path = base.clone();
+                        path.push('/');
+                        pointer::push_escaped(&mut path, name);
+                        check::missing(&path)
+                    })
+                    .collect();
+                if !problems.is_empty() {
+                    // Its fills are repairs the full path makes too: counted against the cap.
+                    self.made += own.len();
+                    if self.certain_failure(problems) {
+                        self.after_value(text);
+                    }
+                    return;
+                }
+            }
             if required_seen != required && slot.certain && !rules.default_if_invalid && !reported_below {
                 let base = self.path();
                 let mut problems = Vec::new();
@@ -2835,36 +2875,6 @@ impl<'c> SinglePass<'c> {
                 if !problems.is_empty() {
                     problems.truncate(self.max_problems.max(1));
                     self.refuse(problems);
-                    return;
-                }
-            }
-            // Reporting an object whose only failure is required properties
-            // missing, none of its members reported: the full path lists
-            // just those, in `required`'s order (no need to read it again).
-            let within =
-                n.min_properties.is_none_or(|min| members >= min) && n.max_properties.is_none_or(|max| members <= max);
-            let none_below =
-                self.deferred.is_none() && self.report.as_ref().is_some_and(|r| r.len() == failed.report_from);
-            if reported_below && within && none_below {
-                let base = self.path();
-                let missing = n.required.iter().filter(|name| {
-                    n.property_index
-                        .position(name)
-                        .is_some_and(|(i, _, _)| !seen.contains(i) && !fills.iter().any(|f| f.position() == i))
-                });
-                let problems: Vec<Problem> = missing
-                    .take(self.max_problems.max(1))
-                    .map(|name| {
-                        let mut path = base.clone();
-                        path.push('/');
-                        pointer::push_escaped(&mut path, name);
-                        check::missing(&path)
-                    })
-                    .collect();
-                if !problems.is_empty() {
-                    if self.certain_failure(problems) {
-                        self.after_value(text);
-                    }
                     return;
                 }
             }

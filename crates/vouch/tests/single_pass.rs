@@ -496,7 +496,18 @@ fn repair_caps_are_the_full_paths() {
         "f": {"type": "integer", "x-vouch": {"default": 3}},
         "g": {"type": "integer", "maximum": 5, "x-vouch": {"repair": ["clamp", "default_if_invalid"], "default": 0}}},
         "required": ["a", "c"]});
+    // Objects missing a required property beside fills: reported at their
+    // close only while the fills so far stay within the cap.
+    let item = json!({"type": "object", "properties": {
+        "x": {"type": "integer", "x-vouch": {"default": 0}},
+        "y": {"type": "integer", "x-vouch": {"default": 0}},
+        "r": {"type": "string"}}, "required": ["r"]});
+    let missing = json!({"type": "object", "properties": {"p": item.clone(), "q": item}});
     let replies = |v: &[&str]| v.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+    cases.push((
+        Contract::from_value(missing).unwrap(),
+        replies(&[r#"{"p": {}, "q": {}}"#, r#"{"p": {"r": "k"}, "q": {}}"#, r#"{"p": {}, "q": {"r": "k", "x": 1}}"#]),
+    ));
     cases.push((
         Contract::from_value(clamp).unwrap(),
         replies(&["[]", "[0]", "[0,0]", "[0,5,0,\"3\",1.5]", "[0,0,0,0,0,\"x\"]", "[0,0,0,0,{}]", "[0,0,0,0,0"]),
