@@ -75,11 +75,14 @@ fn each_certain_refusal_is_decided_at_its_byte() {
     let small = json!({"type": "string", "x-vouch": {"limits": {"max_bytes": 10}}});
     let anything = json!({});
     let branches = json!({"properties": {"x": {"anyOf": [{"type": "object"}, {"type": "null"}]}}});
+    let trimmed = json!({"properties": {"s": {"type": "string", "x-vouch": {"repair": ["trim"]}}}});
     // (contract, reply, bytes after which it is refused, code, path)
     let cases: Vec<(&Value, &str, usize, &str, &str)> = vec![
         // A wrong type: at the byte that opens the value.
         (&closed, r#"{"ok":"no"}"#, 7, "wrong_type", "/ok"),
         (&closed, r#"{"ok":0}"#, 7, "wrong_type", "/ok"),
+        // ... where the node declares repairs, but none touches this value: once it is whole.
+        (&trimmed, r#"{"s": null, "t": 1}"#, 10, "wrong_type", "/s"),
         (&closed, r#"{"verdict":"eligible","tags":{"a":1}}"#, 30, "wrong_type", "/tags"),
         // A key the closed object does not allow: at its closing quote (its path is known there).
         (&closed, r#"{"review": {"verdict": "eligible"}}"#, 9, "unexpected_property", "/review"),
