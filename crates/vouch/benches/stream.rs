@@ -112,7 +112,9 @@ fn corpus_table(iterations: usize) -> Option<()> {
         "1B/whl",
         "mism"
     );
-    let mut worst: f64 = 0.0;
+    // The measure: one byte at a time against the same stream fed
+    // whole; `check` (the same engine, without the stream's bookkeeping) beside it.
+    let (mut worst, mut worst_whole): (f64, f64) = (0.0, 0.0);
     for (kind, contracts) in [("strict", &strict), ("lenient", &lenient)] {
         for (size, replies) in [("small", &small), ("large", &large)] {
             for accepted in [true, false] {
@@ -143,6 +145,7 @@ fn corpus_table(iterations: usize) -> Option<()> {
                 let t: Vec<f64> = MODES.iter().map(|&(_, m)| time(&pairs, m, iterations).as_secs_f64()).collect();
                 let &[check, whole, sixteen, one] = t.as_slice() else { continue };
                 worst = worst.max(one / check);
+                worst_whole = worst_whole.max(one / whole);
                 println!(
                     "{:<24} {:>7} {:>8.2} {:>10.1} {:>10.2} {:>10.2} {:>10.2} {:>8.2} {:>8.2} {:>8.2} {:>5}",
                     format!("{kind} {size} {}", if accepted { "accepted" } else { "refused" }),
@@ -160,7 +163,7 @@ fn corpus_table(iterations: usize) -> Option<()> {
             }
         }
     }
-    println!("worst 1-byte/check ratio {worst:.2} (requirement: at most 3)");
+    println!("worst 1-byte/whole ratio {worst_whole:.2} (requirement: at most 3); worst 1-byte/check ratio {worst:.2}");
     Some(())
 }
 
