@@ -1224,7 +1224,8 @@ impl<'c> SinglePass<'c> {
     }
 
     /// The reply has ended: `text` is all of it.
-    pub(crate) fn finish(mut self, text: &str) -> Outcome<'c> {
+    // By reference: the pass is not moved (a copy of it per reply).
+    pub(crate) fn finish(&mut self, text: &str) -> Outcome<'c> {
         self.feed(text);
         if matches!(self.halt, Some(Halt::ReadAgain)) {
             // A failure a prefix decided, where a reply is judged as it stands
@@ -1259,7 +1260,7 @@ impl<'c> SinglePass<'c> {
         if self.halt.is_none() && !matches!(self.expect, Expect::End) {
             self.read_error(text, cut_off(text));
         }
-        match self.halt {
+        match self.halt.take() {
             Some(Halt::Refused(_)) if !before_end => Outcome::Doubted,
             Some(Halt::Refused(problems)) => Outcome::Refused(problems),
             Some(Halt::ReadRefused(problem)) => Outcome::ReadRefused(*problem),
@@ -1269,7 +1270,7 @@ impl<'c> SinglePass<'c> {
             Some(Halt::Doubted) => Outcome::DoubtedEarly,
             None if self.report_if_json && self.doubts > 0 => Outcome::Doubted,
             None if self.report.as_ref().is_some_and(|r| !r.is_empty()) => {
-                let mut problems = self.report.unwrap_or_default();
+                let mut problems = self.report.take().unwrap_or_default();
                 if self.doubts > 0 {
                     // Something the full path decides stands among them: it lists them all.
                     return Outcome::Refused(problems);
@@ -1278,7 +1279,7 @@ impl<'c> SinglePass<'c> {
                 Outcome::Reported(problems)
             }
             None if self.doubts > 0 => Outcome::Doubted,
-            None => Outcome::Accepted(Vouched { changes: self.changes, verbatim: self.verbatim }),
+            None => Outcome::Accepted(Vouched { changes: std::mem::take(&mut self.changes), verbatim: self.verbatim }),
         }
     }
 

@@ -356,7 +356,7 @@ impl<'c> StreamCheck<'c> {
     /// The reply has ended: the verdict [`Contract::check`] gives on all of
     /// it, byte for byte.
     #[must_use]
-    pub fn finish(self) -> Verdict {
+    pub fn finish(mut self) -> Verdict {
         let decided = self.refusal.as_ref().map(|(_, problems)| problems.as_slice());
         let base = if self.too_large {
             Verdict::refuse(vec![crate::read::too_large(self.received(), false, self.contract.limits().max_bytes)])
