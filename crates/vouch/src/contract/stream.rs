@@ -137,8 +137,8 @@ impl<'c> StreamCheck<'c> {
         // white space where the pass waits, is taken on the spot (a model
         // streams a token or a byte at a time: this is the common case).
         if let [b] = piece {
-            // Inside a string, most bytes: kept, for the pass to scan with
-            // the next other byte (`plain` is only set in the lane, and
+            // Inside a string, most bytes: kept, for the pass to step past
+            // with the next other byte (`plain` is only set in the lane, and
             // within the limit on bytes).
             if self.plain > 0 && (0x20..0x80).contains(b) && *b != b'"' && *b != b'\\' {
                 self.plain -= 1;
