@@ -436,6 +436,12 @@ pub(crate) fn leaves_valid_string_alone(n: &Node, s: &str) -> bool {
     !(policy.rules.coerce || (policy.rules.trim && s.trim().len() != s.len()))
 }
 
+/// [`leaves_valid_string_alone`] for every string: no rule of the policy
+/// looks at a valid one.
+pub(crate) fn leaves_every_valid_string_alone(n: &Node) -> bool {
+    n.policy.as_ref().is_none_or(|p| !p.rules.coerce && !p.rules.trim)
+}
+
 /// The log entry for a missing property filled with its default (also
 /// written by the single pass, which fills the same properties).
 pub(crate) fn filled(path: String, default: &Value) -> Repair {

@@ -45,7 +45,10 @@ use crate::read::parser::{
     is_ws, plain_run_end, read_value, skip_ws, Integers, Parser, ReadError, Scalar as ParsedScalar, COLON, KEY,
 };
 use crate::read::Unwrap;
-use crate::repair::{default_of, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling, Repairer};
+use crate::repair::{
+    default_of, leaves_every_valid_string_alone, leaves_valid_scalar_alone, leaves_valid_string_alone, Filling,
+    Repairer,
+};
 
 /// How the single pass reads a value for one node, chosen once per contract.
 #[derive(Debug, Clone)]
@@ -65,24 +68,12 @@ pub(crate) struct Plan {
 
 /// Whether node `n`, checked as `scalar` says, takes every string as it
 /// stands: its type admits strings, no keyword looks at their content, and
-/// no repair of its policy touches a valid one (see
-/// [`leaves_valid_string_alone`]; [`is_valid_string_here`] checks these
-/// keywords and no others).
+/// no repair of its policy touches a valid one.
 fn takes_any_string(n: &Node, scalar: Scalar) -> bool {
     let admits = n.types.is_none_or(|t| t.contains(Types::STRING));
     match scalar {
         Scalar::Typed(_) => admits,
-        Scalar::Here => {
-            admits
-                && !n.never
-                && n.enumeration.is_none()
-                && n.constant.is_none()
-                && n.min_length.is_none()
-                && n.max_length.is_none()
-                && n.pattern.is_none()
-                && n.format.is_none()
-                && n.policy.as_ref().is_none_or(|p| !p.rules.coerce && !p.rules.trim)
-        }
+        Scalar::Here => check::valid_for_every_string_here(n) && leaves_every_valid_string_alone(n),
         Scalar::Evaluate => false,
     }
 }
@@ -2757,6 +2748,28 @@ impl<'c> SinglePass<'c> {
         }
     }
 
+    /// The `missing` problems of the required `names` (in that order) an
+    /// object at node `n` closed without, none seen or filled, at most
+    /// `max_problems`.
+    fn missing<'n>(&self, n: &Node, names: impl Iterator<Item = &'n str>, seen: &Seen, fills: &[Fill]) -> Vec<Problem> {
+        let base = self.path();
+        let absent = |name: &&str| {
+            n.property_index
+                .position(name)
+                .is_some_and(|(i, _, _)| !seen.contains(i) && !fills.iter().any(|f| f.position() == i))
+        };
+        names
+            .filter(absent)
+            .take(self.max_problems.max(1))
+            .map(|name| {
+                let mut path = base.clone();
+                path.push('/');
+                pointer::push_escaped(&mut path, name);
+                check::missing(&path)
+            })
+            .collect()
+    }
+
     /// Drop the frame on top, in place.
     fn drop_top(&mut self) {
         let len = self.stack.len().saturating_sub(1);
@@ -2835,21 +2848,7 @@ impl<'c> SinglePass<'c> {
                 && self.doubts == 0
                 && self.made + own.len() <= self.max_repairs;
             if (reported_below || settled) && within && none_below {
-                let base = self.path();
-                let missing = n.required.iter().filter(|name| {
-                    n.property_index
-                        .position(name)
-                        .is_some_and(|(i, _, _)| !seen.contains(i) && !fills.iter().any(|f| f.position() == i))
-                });
-                let problems: Vec<Problem> = missing
-                    .take(self.max_problems.max(1))
-                    .map(|name| {
-                        let mut path = base.clone();
-                        path.push('/');
-                        pointer::push_escaped(&mut path, name);
-                        check::missing(&path)
-                    })
-                    .collect();
+                let problems = self.missing(n, n.required.iter().map(String::as_str), &seen, fills);
                 if !problems.is_empty() {
                     // Its fills are repairs the full path makes too: counted against the cap.
                     self.made += own.len();
@@ -2860,21 +2859,13 @@ impl<'c> SinglePass<'c> {
                 }
             }
             if required_seen != required && slot.certain && !rules.default_if_invalid && !reported_below {
-                let base = self.path();
-                let mut problems = Vec::new();
-                for (name, _) in &n.properties {
-                    if let Some((i, _, true)) = n.property_index.position(name) {
-                        let filled = fills.iter().any(|f| f.position() == i);
-                        if !seen.contains(i) && !filled {
-                            let mut path = base.clone();
-                            path.push('/');
-                            pointer::push_escaped(&mut path, name);
-                            problems.push(check::missing(&path));
-                        }
-                    }
-                }
+                let required = n
+                    .properties
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .filter(|name| n.property_index.position(name).is_some_and(|(_, _, required)| required));
+                let problems = self.missing(n, required, &seen, fills);
                 if !problems.is_empty() {
-                    problems.truncate(self.max_problems.max(1));
                     self.refuse(problems);
                     return;
                 }

@@ -141,6 +141,20 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
             || Eval::new(nodes).string(n, s, &UNSEEN, &mut Ctx::fast()))
 }
 
+/// Whether [`is_valid_string_here`] holds for every string at `n`: its
+/// type admits strings and none of the keywords it checks is there (kept
+/// beside it, so the two list the same keywords).
+pub(crate) fn valid_for_every_string_here(n: &Node) -> bool {
+    !n.never
+        && n.types.is_none_or(|t| t.contains(Types::STRING))
+        && n.enumeration.is_none()
+        && n.constant.is_none()
+        && n.min_length.is_none()
+        && n.max_length.is_none()
+        && n.pattern.is_none()
+        && n.format.is_none()
+}
+
 /// The problems of one undeclared member of an object at node `object`
 /// (`additionalProperties`, a hazardous key), with `path` the member's own,
 /// as the whole walk lists them there.
