@@ -44,7 +44,8 @@
 //! ```
 
 // The layers, lowest first (each uses only those before it; `.ci/layers` checks it):
-// problems and the reply's words; reading; the string keywords' machinery;
+// problems and the reply's words; reading; the hand-over of vouched text
+// (into serde's visitors); the string keywords' machinery;
 // the compiled schema; the evaluator, the repairs and the gate findings;
 // the single pass; the contract's public face (with streaming); export on it.
 mod check;
@@ -54,6 +55,7 @@ mod equal;
 mod export;
 mod findings;
 mod format;
+mod handover;
 mod node;
 mod pattern;
 mod pointer;
@@ -67,6 +69,7 @@ mod write;
 pub use contract::{CompileError, CompileErrorKind, Contract, Progress, StreamCheck, Vouched};
 pub use export::{ExportError, Provider};
 pub use format::Format;
+pub use handover::HandOverError;
 pub use problem::{Finding, Position, Problem, ProblemClass, ProblemCode, Repair};
 pub use read::{read_json, JsonError, Limits, Unwrap};
 pub use verdict::{Accepted, Refused, Verdict};

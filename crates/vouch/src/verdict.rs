@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::handover::{Deserializer, HandOverError};
 use crate::problem::{Finding, Problem, ProblemClass, Repair};
 
 /// A reply vouch vouches for.
@@ -101,6 +102,48 @@ impl Accepted {
                 value.into_inner().map_or_else(|| read_as_sent(&json, max_depth), |v| *v)
             }
             Body::Value(v) => v,
+        }
+    }
+
+    /// The value, deserialized into `T` straight from the vouched text (no
+    /// [`Value`] in between; numbers as vouch read them, see
+    /// [`Contract::check_as`](crate::Contract::check_as)).
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize)]
+    /// struct Score { score: u8 }
+    ///
+    /// let contract = vouch::Contract::from_json_str(
+    ///     r#"{"type": "object", "properties": {"score": {"type": "integer", "maximum": 100}}, "required": ["score"]}"#,
+    /// )?;
+    /// let vouch::Verdict::Accepted(accepted) = contract.check(r#"{"score": 80}"#) else { panic!("refused") };
+    /// assert_eq!(accepted.deserialize::<Score>().map(|s| s.score), Ok(80));
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When the value does not fit `T` (the contract lets through what the
+    /// type cannot hold): what did not fit, and where.
+    pub fn deserialize<T: serde::de::DeserializeOwned>(&self) -> Result<T, HandOverError> {
+        match &self.body {
+            Body::Text { json, max_depth, .. } => Deserializer::new(json, *max_depth).whole(),
+            // Built (repaired, unwrapped): handed over from its writing, by the same reader.
+            Body::Value(v) => Deserializer::new(&crate::write::value(v), crate::Limits::MAX_DEPTH_CAP).whole(),
+        }
+    }
+
+    /// The value handed over to `seed`, which builds the caller's own
+    /// representation (a binding's objects) from serde's visitor calls.
+    ///
+    /// # Errors
+    /// What `seed` refuses.
+    pub fn deserialize_seed<'a, S: serde::de::DeserializeSeed<'a>>(
+        &'a self,
+        seed: S,
+    ) -> Result<S::Value, HandOverError> {
+        match &self.body {
+            Body::Text { json, max_depth, .. } => Deserializer::new(json, *max_depth).whole_seed(seed),
+            Body::Value(v) => seed.deserialize(v).map_err(<HandOverError as serde::de::Error>::custom),
         }
     }
 

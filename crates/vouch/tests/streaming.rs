@@ -16,6 +16,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
+#[path = "common/generated.rs"]
+mod generated;
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -462,110 +464,6 @@ fn benchmark_corpus_holds() {
 
 // ---------------------------------------------------------------- generated
 
-fn leaf() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        Just(json!({"type": "boolean"})),
-        (0i64..50, 50i64..200).prop_map(|(lo, hi)| json!({"type": "integer", "minimum": lo, "maximum": hi})),
-        Just(json!({"type": "number", "exclusiveMaximum": 1})),
-        (0u64..6).prop_map(|n| json!({"type": "string", "maxLength": n})),
-        Just(json!({"type": "string", "minLength": 2})),
-        Just(json!({"enum": ["yes", "no", "yesterday", 3, null]})),
-        Just(json!({"const": "fixed"})),
-        Just(json!({"const": 1})),
-        Just(json!({"enum": [1, null]})),
-        Just(json!({"type": "string", "pattern": "^[a-c]+$"})),
-        Just(json!({"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]})),
-        Just(json!({"type": "string", "x-vouch": {"repair": ["trim"]}})),
-        Just(json!({"type": "integer", "maximum": 9, "x-vouch": {"repair": ["coerce", "clamp"]}})),
-        Just(json!({"type": ["string", "null"]})),
-        Just(json!(true)),
-    ]
-}
-
-fn schema() -> impl Strategy<Value = Value> {
-    leaf().prop_recursive(3, 16, 4, |inner| {
-        prop_oneof![
-            (
-                proptest::collection::vec(inner.clone(), 1..4),
-                proptest::collection::vec(any::<bool>(), 4),
-                prop_oneof![Just(json!(false)), Just(json!(true)), Just(json!({"type": "integer"}))],
-                any::<bool>()
-            )
-                .prop_map(|(props, req, extra, strip)| {
-                    let names = ["a", "bb", "a\u{e9}", "d"];
-                    let mut properties = serde_json::Map::new();
-                    let mut required = Vec::new();
-                    for (i, p) in props.into_iter().enumerate() {
-                        properties.insert(names[i].to_owned(), p);
-                        if req[i] {
-                            required.push(json!(names[i]));
-                        }
-                    }
-                    let mut s = json!({"type": "object", "properties": properties, "required": required,
-                        "additionalProperties": extra});
-                    if strip {
-                        s["x-vouch"] = json!({"repair": ["strip_unknown"]});
-                    }
-                    s
-                }),
-            (inner.clone(), 0u64..4, any::<bool>()).prop_map(|(items, max, drop)| {
-                let mut s = json!({"type": "array", "items": items, "maxItems": max});
-                if drop {
-                    s["x-vouch"] = json!({"repair": ["drop_invalid_items"]});
-                }
-                s
-            }),
-            (inner.clone(), inner).prop_map(|(a, b)| json!({"oneOf": [a, b]})),
-        ]
-    })
-}
-
-fn value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(json!(null)),
-        any::<bool>().prop_map(Value::from),
-        (-5i64..300).prop_map(Value::from),
-        Just(json!(0.5)),
-        Just(json!(1e2)),
-        prop_oneof![Just("yes"), Just("no"), Just("yest"), Just("fixed"), Just(" ab "), Just("abc"), Just("é\"\\\n")]
-            .prop_map(Value::from),
-        "[a-d]{0,7}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(3, 24, 4, |inner| {
-        prop_oneof![
-            proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            proptest::collection::vec(
-                (prop_oneof![Just("a"), Just("bb"), Just("a\u{e9}"), Just("d"), Just("z")], inner),
-                0..5
-            )
-            .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
-        ]
-    })
-}
-
-/// A reply from a value: written compact or spaced, then perhaps damaged
-/// (cut off, a repeated key, a character dropped, text around it).
-fn reply() -> impl Strategy<Value = Vec<u8>> {
-    (value(), any::<bool>(), 0usize..8, any::<prop::sample::Index>()).prop_map(|(v, pretty, damage, at)| {
-        let text = if pretty { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
-        let mut raw = text.into_bytes();
-        let i = at.index(raw.len().max(1));
-        match damage {
-            0 => raw.truncate(i),
-            1 if raw.first() == Some(&b'{') && raw.len() > 2 => {
-                let dup = b"\"a\":1,\"a\":2,";
-                raw.splice(1..1, dup.iter().copied());
-            }
-            2 if i < raw.len() => {
-                raw.remove(i);
-            }
-            3 => raw.extend_from_slice(b" ok"),
-            _ => {}
-        }
-        raw
-    })
-}
-
 #[test]
 fn generated_contracts_and_replies_hold() {
     let tally = RefCell::new(Tally::default());
@@ -574,23 +472,24 @@ fn generated_contracts_and_replies_hold() {
         failure_persistence: None,
         ..ProptestConfig::default()
     });
-    let result = runner.run(&(schema(), proptest::collection::vec(reply(), 12)), |(schema, replies)| {
-        let Ok(c) = Contract::from_value(schema.clone()) else { return Ok(()) };
-        let accepted: Vec<Vec<u8>> = replies.iter().filter(|r| c.check(r).is_accepted()).cloned().collect();
-        for (i, raw) in replies.iter().enumerate() {
-            let mut t = tally.borrow_mut();
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                holds(&c, raw, &accepted, true, &mut t, i as u64);
-            }));
-            if outcome.is_err() {
-                return Err(TestCaseError::fail(format!(
-                    "contract {schema}\nreply {:?}",
-                    String::from_utf8_lossy(raw)
-                )));
+    let result =
+        runner.run(&(generated::schema(), proptest::collection::vec(generated::reply(), 12)), |(schema, replies)| {
+            let Ok(c) = Contract::from_value(schema.clone()) else { return Ok(()) };
+            let accepted: Vec<Vec<u8>> = replies.iter().filter(|r| c.check(r).is_accepted()).cloned().collect();
+            for (i, raw) in replies.iter().enumerate() {
+                let mut t = tally.borrow_mut();
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    holds(&c, raw, &accepted, true, &mut t, i as u64);
+                }));
+                if outcome.is_err() {
+                    return Err(TestCaseError::fail(format!(
+                        "contract {schema}\nreply {:?}",
+                        String::from_utf8_lossy(raw)
+                    )));
+                }
             }
-        }
-        Ok(())
-    });
+            Ok(())
+        });
     let t = tally.into_inner();
     report("generated", &t);
     result.unwrap();

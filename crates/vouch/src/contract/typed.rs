@@ -102,24 +102,34 @@ impl Contract {
         Self::from_value(schema)
     }
 
-    /// Check a raw reply and deserialize the accepted value into `T`.
+    /// Check a raw reply and deserialize the accepted value into `T`,
+    /// straight from the vouched text ([`Accepted::deserialize`]: no `Value`
+    /// in between; integers as `u64`/`i64`, decimals as the correctly
+    /// rounded double, exactly the numbers vouch checked).
+    ///
+    /// [`Accepted::deserialize`]: crate::Accepted::deserialize
     ///
     /// # Errors
     /// The refusal, when the reply is refused, or when the accepted value
     /// does not deserialize into `T` (the contract and the type disagree:
-    /// refused with code `wrong_type` at the root, failing closed).
+    /// refused with code `wrong_type` at the path of what did not fit,
+    /// failing closed).
     pub fn check_as<T: DeserializeOwned>(&self, raw: impl AsRef<[u8]>) -> Result<Vouched<T>, Refused> {
         match self.check(raw) {
             Verdict::Refused(r) => Err(r),
-            Verdict::Accepted(a) => match T::deserialize(a.value()) {
+            Verdict::Accepted(a) => match a.deserialize::<T>() {
                 Ok(value) => Ok(Vouched { value, repairs: a.repairs, findings: a.findings }),
                 Err(e) => Err(Refused {
                     problems: vec![Problem::new(
                         ProblemCode::WrongType,
-                        "",
+                        e.path(),
                         std::any::type_name::<T>().to_owned(),
-                        crate::problem::excerpt(a.value()),
-                        &format!("the accepted value does not fit the type {}: {e}", std::any::type_name::<T>()),
+                        crate::problem::excerpt(a.value().pointer(e.path()).unwrap_or(a.value())),
+                        &format!(
+                            "the accepted value does not fit the type {}: {}",
+                            std::any::type_name::<T>(),
+                            e.message()
+                        ),
                     )],
                 }),
             },

@@ -1,0 +1,506 @@
+//! Handing a vouched value over: the JSON text vouch accepted, walked once
+//! into the caller's own representation.
+//!
+//! Its deserializer is a serde deserializer over that text. A Rust type
+//! deriving `Deserialize` is built straight from it (no [`Value`] in
+//! between: [`Accepted::deserialize`], [`Contract::check_as`]); a binding
+//! builds its own language's objects with a `DeserializeSeed` of its own,
+//! so each binding writes constructors, not another reader.
+//!
+//! Numbers are handed over as vouch read them when it checked them: an
+//! integer as `u64`/`i64` where it fits, else as the double it is exactly
+//! (vouch accepted no number a double does not hold faithfully); a decimal as
+//! the correctly rounded double of its digits. Strings without escapes are
+//! borrowed from the text.
+//!
+//! [`Value`]: serde_json::Value
+//! [`Accepted::deserialize`]: crate::Accepted::deserialize
+//! [`Contract::check_as`]: crate::Contract::check_as
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::read::parser::{self, Parser, Scalar};
+
+/// Why a vouched value did not deserialize into the caller's type: the
+/// type and the contract disagree (a contract that lets through what the
+/// type cannot hold). Says where, as a JSON Pointer into the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandOverError {
+    message: String,
+    /// Byte offset in the vouched text where the value that did not fit
+    /// starts (`None` until the deserializer places it).
+    offset: Option<usize>,
+    /// JSON Pointer of that value, once placed.
+    path: String,
+}
+
+impl HandOverError {
+    /// What the type expected and what it found.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// JSON Pointer of the value that did not fit (`""`: the root).
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Place the error at `offset` of `text` (the innermost place wins).
+    fn placed(mut self, text: &str, offset: usize) -> Self {
+        if self.offset.is_none() {
+            self.offset = Some(offset);
+            self.path = pointer_at(text, offset);
+        }
+        self
+    }
+}
+
+impl fmt::Display for HandOverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{} at {}", self.message, self.path)
+        }
+    }
+}
+
+impl std::error::Error for HandOverError {}
+
+impl de::Error for HandOverError {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Self { message: msg.to_string(), offset: None, path: String::new() }
+    }
+}
+
+/// A serde deserializer over JSON text vouch accepted (see the [module](self) docs).
+///
+/// The text is JSON vouch read and accepted; anything else (which no
+/// accepted value gives) is an error, never a panic, and nesting past
+/// `max_depth` is refused rather than recursed into.
+pub(crate) struct Deserializer<'de> {
+    text: &'de str,
+    reader: Parser<'de>,
+    /// Levels of nesting still allowed.
+    depth_left: usize,
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer over `json`, nesting at most `max_depth` levels.
+    pub(crate) fn new(json: &'de str, max_depth: usize) -> Self {
+        Self { text: json, reader: Parser::at(json, 0, parser::Integers::Document), depth_left: max_depth }
+    }
+
+    /// Deserialize one `T` from the whole text.
+    pub(crate) fn whole<T: de::Deserialize<'de>>(self) -> Result<T, HandOverError> {
+        self.whole_seed(std::marker::PhantomData)
+    }
+
+    /// Deserialize the whole text with `seed`.
+    pub(crate) fn whole_seed<S: DeserializeSeed<'de>>(mut self, seed: S) -> Result<S::Value, HandOverError> {
+        let value = seed.deserialize(&mut self)?;
+        self.reader.skip_ws();
+        if self.reader.peek().is_some() {
+            return Err(self.fail("text after the value"));
+        }
+        Ok(value)
+    }
+
+    #[cold]
+    fn fail(&self, what: &str) -> HandOverError {
+        <HandOverError as de::Error>::custom(what).placed(self.text, self.reader.pos)
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.reader.skip_ws();
+        self.reader.peek()
+    }
+
+    /// Past `b` (white space before it skipped), or an error.
+    fn eat(&mut self, b: u8, what: &str) -> Result<(), HandOverError> {
+        if self.peek() == Some(b) {
+            self.reader.pos += 1;
+            Ok(())
+        } else {
+            Err(self.fail(what))
+        }
+    }
+
+    fn scalar(&mut self) -> Result<Scalar<'de>, HandOverError> {
+        self.reader.skip_ws();
+        self.reader.scalar_ref().map_err(|e| self.fail(&e.detail))
+    }
+
+    /// Into a container: one level less, run on a stack that cannot overflow.
+    fn nested<R>(&mut self, f: impl FnOnce(&mut Self) -> Result<R, HandOverError>) -> Result<R, HandOverError> {
+        let Some(left) = self.depth_left.checked_sub(1) else {
+            return Err(self.fail("nested deeper than the contract's max_depth"));
+        };
+        self.depth_left = left;
+        let out = crate::deeper(|| f(self));
+        self.depth_left = left + 1;
+        out
+    }
+
+    fn visit_scalar<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, HandOverError> {
+        let at = self.reader.pos;
+        let out = match self.scalar()? {
+            Scalar::Null => visitor.visit_unit(),
+            Scalar::Bool(b) => visitor.visit_bool(b),
+            Scalar::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    visitor.visit_u64(u)
+                } else if let Some(i) = n.as_i64() {
+                    visitor.visit_i64(i)
+                } else {
+                    visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Scalar::String(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+            Scalar::String(Cow::Owned(s)) => visitor.visit_string(s),
+        };
+        out.map_err(|e: HandOverError| e.placed(self.text, at))
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = HandOverError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+        let at = self.reader.pos;
+        match self.peek() {
+            Some(b'{') => {
+                self.reader.pos += 1;
+                let out = self.nested(|d| {
+                    let value = visitor.visit_map(Members { de: d, first: true })?;
+                    d.eat(b'}', "expected the end of the object")?;
+                    Ok(value)
+                });
+                out.map_err(|e| e.placed(self.text, at))
+            }
+            Some(b'[') => {
+                self.reader.pos += 1;
+                let out = self.nested(|d| {
+                    let value = visitor.visit_seq(Items { de: d, first: true })?;
+                    d.eat(b']', "expected the end of the array")?;
+                    Ok(value)
+                });
+                out.map_err(|e| e.placed(self.text, at))
+            }
+            _ => self.visit_scalar(visitor),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+        if self.peek() == Some(b'n') {
+            self.scalar()?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, HandOverError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, HandOverError> {
+        let at = self.reader.pos;
+        match self.peek() {
+            // `{"Variant": content}`: the externally tagged form.
+            Some(b'{') => {
+                self.reader.pos += 1;
+                let out = self.nested(|d| {
+                    let value = visitor.visit_enum(Variant { de: d })?;
+                    d.eat(b'}', "expected the end of an enum's object (one member)")?;
+                    Ok(value)
+                });
+                out.map_err(|e| e.placed(self.text, at))
+            }
+            Some(b'"') => match self.scalar()? {
+                Scalar::String(s) => {
+                    let out: Result<V::Value, HandOverError> = match s {
+                        Cow::Borrowed(s) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
+                        Cow::Owned(s) => visitor.visit_enum(s.into_deserializer()),
+                    };
+                    out.map_err(|e| e.placed(self.text, at))
+                }
+                _ => Err(self.fail("expected an enum")),
+            },
+            _ => Err(self.fail("expected an enum: a string or an object of one member")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+        self.skip()?;
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+impl Deserializer<'_> {
+    /// Step past one value without handing it over (members a type ignores).
+    fn skip(&mut self) -> Result<(), HandOverError> {
+        // Containers counted, not recursed into: a skipped value of any depth
+        // costs no stack (its depth was bounded when vouch accepted it).
+        let mut open = 0usize;
+        loop {
+            match self.peek() {
+                Some(b'{' | b'[') => {
+                    open += 1;
+                    self.reader.pos += 1;
+                    continue;
+                }
+                Some(b'}' | b']') if open > 0 => {
+                    open -= 1;
+                    self.reader.pos += 1;
+                }
+                Some(b',' | b':') if open > 0 => {
+                    self.reader.pos += 1;
+                    continue;
+                }
+                Some(b'"') => self.reader.skip_string().map_err(|e| self.fail(&e.detail))?,
+                Some(_) => {
+                    self.scalar()?;
+                }
+                None => return Err(self.fail("expected a value")),
+            }
+            if open == 0 {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The members of an object, after its `{`.
+struct Members<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+}
+
+impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
+    type Error = HandOverError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, HandOverError> {
+        match self.de.peek() {
+            Some(b'}') => return Ok(None),
+            Some(b',') if !self.first => self.de.reader.pos += 1,
+            _ if self.first => {}
+            _ => return Err(self.de.fail("expected ',' or '}' in an object")),
+        }
+        self.first = false;
+        if self.de.peek() != Some(b'"') {
+            return Err(self.de.fail("expected a quoted key"));
+        }
+        let key = seed.deserialize(Key { de: &mut *self.de })?;
+        self.de.eat(b':', "expected ':' after a key")?;
+        Ok(Some(key))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, HandOverError> {
+        seed.deserialize(&mut *self.de)
+    }
+}
+
+/// The items of an array, after its `[`.
+struct Items<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = HandOverError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, HandOverError> {
+        match self.de.peek() {
+            Some(b']') => return Ok(None),
+            Some(b',') if !self.first => self.de.reader.pos += 1,
+            _ if self.first => {}
+            _ => return Err(self.de.fail("expected ',' or ']' in an array")),
+        }
+        self.first = false;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
+
+macro_rules! key_from_string {
+    ($($method:ident => $visit:ident),* $(,)?) => {
+        $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+            visitor.$visit(self.parsed()?)
+        })*
+    };
+}
+
+/// An object key: a string, handed over as a string whatever the seed asks
+/// (a map keyed by numbers reads `"1"` as its key type does).
+struct Key<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
+    type Error = HandOverError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+        self.de.visit_scalar(visitor)
+    }
+
+    // A map keyed by numbers or booleans reads its key from the string (as
+    // serde_json does): `{"1": …}` into a `BTreeMap<u32, _>`.
+    key_from_string! {
+        deserialize_i8 => visit_i8, deserialize_i16 => visit_i16, deserialize_i32 => visit_i32,
+        deserialize_i64 => visit_i64, deserialize_i128 => visit_i128, deserialize_u8 => visit_u8,
+        deserialize_u16 => visit_u16, deserialize_u32 => visit_u32, deserialize_u64 => visit_u64,
+        deserialize_u128 => visit_u128, deserialize_bool => visit_bool
+    }
+
+    serde::forward_to_deserialize_any! {
+        f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl Key<'_, '_> {
+    /// The key's string, parsed as `T` (a key that does not parse: an error).
+    fn parsed<T: std::str::FromStr>(self) -> Result<T, HandOverError> {
+        let at = self.de.reader.pos;
+        match self.de.scalar()? {
+            Scalar::String(s) => s.parse().map_err(|_| {
+                de::Error::custom(format!(
+                    "the key {} is not a {}",
+                    crate::problem::excerpt_text(&s),
+                    std::any::type_name::<T>()
+                ))
+            }),
+            _ => Err(de::Error::custom("expected a quoted key")),
+        }
+        .map_err(|e: HandOverError| e.placed(self.de.text, at))
+    }
+}
+
+/// An externally tagged enum's `{"Variant": content}`, after its `{`.
+struct Variant<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
+    type Error = HandOverError;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), HandOverError> {
+        if self.de.peek() != Some(b'"') {
+            return Err(self.de.fail("expected a quoted key naming the variant"));
+        }
+        let variant = seed.deserialize(Key { de: &mut *self.de })?;
+        self.de.eat(b':', "expected ':' after a key")?;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
+    type Error = HandOverError;
+
+    fn unit_variant(self) -> Result<(), HandOverError> {
+        de::Deserialize::deserialize(&mut *self.de)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, HandOverError> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, HandOverError> {
+        de::Deserializer::deserialize_any(&mut *self.de, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, HandOverError> {
+        de::Deserializer::deserialize_any(&mut *self.de, visitor)
+    }
+}
+
+/// The JSON Pointer of the value that starts at `offset` in `text` (JSON
+/// vouch accepted), found by walking the text up to it with an explicit
+/// stack. Only ever run for an error.
+#[cold]
+fn pointer_at(text: &str, offset: usize) -> String {
+    enum Open {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut reader = Parser::at(text, 0, parser::Integers::Document);
+    loop {
+        reader.skip_ws();
+        if reader.pos >= offset {
+            break;
+        }
+        match reader.peek() {
+            Some(b'{') => {
+                stack.push(Open::Object(None));
+                reader.pos += 1;
+            }
+            Some(b'[') => {
+                stack.push(Open::Array(0));
+                reader.pos += 1;
+            }
+            Some(b'}' | b']') => {
+                stack.pop();
+                reader.pos += 1;
+            }
+            Some(b',') => {
+                if let Some(Open::Array(i)) = stack.last_mut() {
+                    *i += 1;
+                }
+                reader.pos += 1;
+            }
+            Some(b':') => reader.pos += 1,
+            Some(b'"') => {
+                let Ok(s) = reader.string_cow() else { break };
+                // A key: the string an object waits for before its ':'.
+                reader.skip_ws();
+                if reader.peek() == Some(b':') {
+                    if let Some(Open::Object(key)) = stack.last_mut() {
+                        *key = Some(s.into_owned());
+                    }
+                }
+            }
+            Some(_) => {
+                if reader.scalar_ref().is_err() {
+                    break;
+                }
+            }
+            None => break,
+        }
+    }
+    let mut path = String::new();
+    for open in &stack {
+        match open {
+            Open::Object(Some(key)) => path = crate::pointer::join(&path, key),
+            Open::Object(None) => {}
+            Open::Array(i) => path = crate::pointer::join(&path, &i.to_string()),
+        }
+    }
+    path
+}

@@ -1,0 +1,225 @@
+//! The hand-over (`Accepted::deserialize`, `Contract::check_as`): the value
+//! walked from the vouched text is the value vouch checked.
+//!
+//! - Generated contracts and replies, the bundled examples and the benchmark
+//!   corpus: for every accepted reply, `check_as::<Value>`, `value()` and
+//!   `serde_json::from_str(json())` are equal; for the example types,
+//!   `check_as::<T>` equals `from_value::<T>(value())`.
+//! - Numbers: every accepted number is handed over as the standard library's
+//!   correctly rounded reading of its digits (the oracle), integers as
+//!   integers.
+//! - A type that disagrees with the contract is refused, `wrong_type`, at the
+//!   path of the value that did not fit.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod common;
+#[path = "../examples/eligibility.rs"]
+#[allow(dead_code)]
+mod eligibility;
+#[path = "common/generated.rs"]
+mod generated;
+#[path = "../examples/plate.rs"]
+#[allow(dead_code)]
+mod plate;
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde_json::Value;
+use vouch::{Contract, Verdict};
+
+/// The three readings of an accepted reply agree; the count of accepted ones.
+fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
+    let Verdict::Accepted(a) = c.check(raw) else { return 0 };
+    let handed: Value = a.deserialize().unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(raw)));
+    assert_eq!(&handed, a.value(), "deserialize vs value(): {:?}", String::from_utf8_lossy(raw));
+    let reread: Value = serde_json::from_str(&a.json()).unwrap();
+    assert_eq!(&reread, a.value(), "from_str(json()) vs value(): {}", a.json());
+    let typed = c.check_as::<Value>(raw).unwrap();
+    assert_eq!(&typed.value, a.value());
+    assert_eq!(typed.repairs, a.repairs);
+    1
+}
+
+#[test]
+fn generated_contracts_hand_over_what_they_checked() {
+    let accepted = std::cell::Cell::new(0usize);
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 800,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let result =
+        runner.run(&(generated::schema(), proptest::collection::vec(generated::reply(), 12)), |(s, replies)| {
+            let Ok(c) = Contract::from_value(s) else { return Ok(()) };
+            for raw in &replies {
+                accepted.set(accepted.get() + three_readings_agree(&c, raw));
+            }
+            Ok(())
+        });
+    result.unwrap();
+    let accepted = accepted.get();
+    common::figure(&format!("handover, generated: {accepted} accepted replies, three readings equal"));
+    assert!(accepted > 300, "too few accepted replies to say anything: {accepted}");
+}
+
+#[test]
+fn example_replies_hand_over_as_their_types() {
+    let root = common::project_root();
+    let mut n = 0;
+    for (contract, dir) in [("plate", "plate"), ("eligibility", "eligibility")] {
+        let c = Contract::from_json_str(
+            &std::fs::read_to_string(root.join(format!("examples/contracts/{contract}.json"))).unwrap(),
+        )
+        .unwrap();
+        let mut files: Vec<_> = std::fs::read_dir(root.join("examples/replies").join(dir)).unwrap().flatten().collect();
+        files.sort_by_key(std::fs::DirEntry::path);
+        for f in files {
+            let raw = std::fs::read(f.path()).unwrap();
+            if three_readings_agree(&c, &raw) == 0 {
+                continue;
+            }
+            n += 1;
+            let value = c.check(&raw).value().cloned().unwrap();
+            match contract {
+                "plate" => assert_eq!(
+                    c.check_as::<plate::PlateReadBack>(&raw).map(|v| v.value).ok(),
+                    serde_json::from_value(value).ok()
+                ),
+                _ => assert_eq!(
+                    c.check_as::<eligibility::EligibilityVerdict>(&raw).map(|v| v.value).ok(),
+                    serde_json::from_value(value).ok()
+                ),
+            }
+        }
+    }
+    common::figure(&format!("handover, examples: {n} accepted replies, typed as from_value"));
+    assert!(n >= 4, "{n}");
+}
+
+#[test]
+fn corpus_replies_hand_over_what_they_checked() {
+    let dir = std::env::temp_dir().join(format!("vouch-handover-corpus-{}", std::process::id()));
+    let Some((bench, out)) = common::bench_corpus(&dir, 3000, 0) else { return };
+    let small = out.join("small.jsonl");
+    let contracts: BTreeMap<String, Contract> = ["eligibility_verdict", "invoice_extraction", "plate_check"]
+        .iter()
+        .flat_map(|name| {
+            ["schema", "lenient"].map(|kind| {
+                let text = std::fs::read_to_string(bench.join(format!("contracts/{name}.{kind}.json"))).unwrap();
+                (format!("{name}.{kind}"), Contract::from_json_str(&text).unwrap())
+            })
+        })
+        .collect();
+    let mut n = 0;
+    for line in std::fs::read_to_string(&small).unwrap().lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        let raw = r["raw"].as_str().unwrap().as_bytes();
+        for kind in ["schema", "lenient"] {
+            let c = &contracts[&format!("{}.{kind}", r["contract"].as_str().unwrap())];
+            n += three_readings_agree(c, raw);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    common::figure(&format!("handover, corpus: {n} accepted (reply, contract) pairs, three readings equal"));
+    assert!(n > 1000, "{n}");
+}
+
+#[test]
+fn numbers_are_handed_over_as_vouch_read_them() {
+    let c = Contract::from_json_str(r#"{"type": "array", "items": {"type": "number"}}"#).unwrap();
+    let texts = [
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "9007199254740991",
+        "-9007199254740991",
+        "18446744073709551615",
+        "1e2",
+        "1.0",
+        "0.1",
+        "0.30000000000000004",
+        "1.7976931348623157e308",
+        "2.2250738585072014e-308",
+        "4.9e-324",
+        "123456.789e-3",
+        "1e22",
+        "1e23",
+        "9007199254740993.0",
+        "2.5e-5",
+        "-1.5E+3",
+    ];
+    let mut accepted = 0;
+    for t in texts {
+        let raw = format!("[{t}]");
+        let Verdict::Accepted(a) = c.check(&raw) else { continue };
+        accepted += 1;
+        let handed: Vec<Value> = a.deserialize().unwrap();
+        assert_eq!(&Value::Array(handed.clone()), a.value(), "{t}");
+        let is_integer = !t.contains(['.', 'e', 'E']);
+        let as_integer = handed[0].as_i64().map(i128::from).or_else(|| handed[0].as_u64().map(i128::from));
+        if is_integer && as_integer.is_some() {
+            assert_eq!(as_integer, t.parse::<i128>().ok(), "{t}");
+        } else {
+            assert_eq!(handed[0].as_f64(), t.parse::<f64>().ok(), "{t}: not the correctly rounded double");
+        }
+        let floats: Vec<f64> = a.deserialize().unwrap();
+        assert_eq!(Some(floats[0]), t.parse::<f64>().ok(), "{t} as f64");
+    }
+    assert!(accepted >= 15, "{accepted}");
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Score {
+    score: u8,
+    tags: Vec<String>,
+}
+
+#[test]
+fn a_type_that_does_not_fit_is_refused_at_its_path() {
+    let c = Contract::from_json_str(r#"{"type": "object"}"#).unwrap();
+    let cases = [
+        (r#"{"score": 300, "tags": []}"#, "/score"),
+        (r#"{"score": 3, "tags": ["a", 1]}"#, "/tags/1"),
+        (r#"{"score": "3", "tags": []}"#, "/score"),
+        (r#"{"tags": []}"#, ""),
+        (r#"[1]"#, ""),
+    ];
+    for (raw, path) in cases {
+        let refused = c.check_as::<Score>(raw).unwrap_err();
+        assert_eq!(refused.problems.len(), 1, "{raw}");
+        assert_eq!(refused.problems[0].code.as_str(), "wrong_type", "{raw}");
+        assert_eq!(refused.problems[0].path, path, "{raw}: {}", refused.problems[0].message);
+    }
+    assert_eq!(
+        c.check_as::<Score>(r#"{"score": 3, "tags": ["a\n\u00e9"], "other": {"x": [1, {"y": null}]}}"#).unwrap().value,
+        Score { score: 3, tags: vec!["a\né".into()] }
+    );
+}
+
+#[test]
+fn maps_enums_and_options_hand_over_like_serde_json() {
+    #[derive(Debug, Deserialize, PartialEq)]
+    enum Shape {
+        Dot,
+        Circle { r: f64 },
+        Pair(i32, i32),
+        Tag(String),
+    }
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct All {
+        by_id: BTreeMap<u32, bool>,
+        shapes: Vec<Shape>,
+        maybe: Option<i64>,
+        none: Option<String>,
+        text: std::borrow::Cow<'static, str>,
+    }
+    let c = Contract::from_json_str("true").unwrap();
+    let raw = r#"{"by_id": {"1": true, "20": false}, "shapes": ["Dot", {"Circle": {"r": 1.5}}, {"Pair": [1, -2]}, {"Tag": "x"}],
+        "maybe": -7, "none": null, "text": "t"}"#;
+    let ours = c.check_as::<All>(raw).unwrap().value;
+    let theirs: All = serde_json::from_str(raw).unwrap();
+    assert_eq!(ours, theirs);
+}
