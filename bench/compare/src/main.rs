@@ -1,25 +1,29 @@
-//! `compare CORPUS_DIR [--iterations N]`: in one process, on one core, over
-//! the benchmark corpus held in memory, the throughput of vouch and of what
-//! users would otherwise run (parse, then validate), and how many faulty
-//! replies each accepts. Ends with machine-readable `ratio …` lines.
+//! `compare CORPUS_DIR [--iterations N] [--contracts DIR] [--baseline BIN]`:
+//! in one run, on one core, over the benchmark corpus held in memory, the
+//! throughput of vouch and of what users would otherwise run (parse,
+//! validate, deserialize), and how many faulty replies each accepts. Ends
+//! with machine-readable `ratio …` lines.
+//!
+//! The peers' rows come from `bench/baseline`, a workspace of its own built
+//! as those users build it (no feature this workspace turns on, serde_json's
+//! `preserve_order` above all, reaches it): this binary runs it first and
+//! reads its rows. One peer row also runs here, in this build, to show what
+//! the feature costs a crate that depends on vouch.
 //!
 //! The corpus comes from `../shared/bench/gen.py` (see its README).
 
-mod typed;
+#[path = "../../types/bench_types.rs"]
+mod bench_types;
+#[path = "../../types/corpus.rs"]
+#[allow(dead_code)]
+mod corpus;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
+use corpus::{measure, Reply, Row};
 use serde_json::Value;
 use vouch::Contract;
-
-/// One reply of the corpus.
-struct Reply {
-    contract: String,
-    raw: String,
-    fault: Option<String>,
-}
 
 /// The contracts of one corpus file, compiled for every method.
 struct Contracts {
@@ -45,128 +49,117 @@ fn load_contracts(dir: &Path, names: &[&str]) -> Result<Contracts, String> {
     Ok(c)
 }
 
-fn load_corpus(path: &Path) -> Result<Vec<Reply>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // `COMPARE_SUBSET=valid|faulty|FAULT` keeps only those replies (to split
-    // the cost); FAULT is one fault kind of the corpus (`truncated`, `prose`…).
-    let subset = std::env::var("COMPARE_SUBSET").ok();
-    let keep = |r: &Reply| match subset.as_deref() {
-        Some("valid") => r.fault.is_none(),
-        Some("faulty") => r.fault.is_some(),
-        Some(kind) => r.fault.as_deref() == Some(kind),
-        None => true,
-    };
-    let all: Result<Vec<Reply>, String> = text
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
-            Ok(Reply {
-                contract: v.get("contract").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                raw: v.get("raw").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                fault: v.get("fault").and_then(Value::as_str).map(str::to_owned),
-            })
-        })
-        .collect();
-    Ok(all?.into_iter().filter(keep).collect())
-}
-
-/// One measured method: accepts a reply or not.
-struct Row {
-    name: &'static str,
-    seconds: f64,
-    accepted_faulty: usize,
-    accepted_truncated: usize,
-}
-
-/// Time `accept` over the corpus: best of `iterations` passes (the machine's
-/// noise only ever slows a pass down).
-fn measure(name: &'static str, corpus: &[Reply], iterations: usize, accept: impl Fn(&Reply) -> bool) -> Row {
-    // `COMPARE_ONLY=name` runs one method alone, for a profiler.
-    if std::env::var("COMPARE_ONLY").is_ok_and(|only| only != name) {
-        return Row { name, seconds: f64::NAN, accepted_faulty: 0, accepted_truncated: 0 };
-    }
-    let mut best = Duration::MAX;
-    let (mut faulty, mut truncated) = (0, 0);
-    for _ in 0..iterations.max(1) {
-        let started = Instant::now();
-        let (mut f, mut t) = (0, 0);
-        for r in corpus {
-            if std::hint::black_box(accept(r)) {
-                if r.fault.is_some() {
-                    f += 1;
-                }
-                if r.fault.as_deref() == Some("truncated") {
-                    t += 1;
-                }
-            }
-        }
-        best = best.min(started.elapsed());
-        (faulty, truncated) = (f, t);
-    }
-    Row { name, seconds: best.as_secs_f64(), accepted_faulty: faulty, accepted_truncated: truncated }
-}
-
-struct FileResult {
-    rows: Vec<Row>,
-}
-
-impl FileResult {
-    fn seconds(&self, name: &str) -> f64 {
-        self.rows.iter().find(|r| r.name == name).map_or(f64::NAN, |r| r.seconds)
-    }
-    fn row(&self, name: &str) -> Option<&Row> {
-        self.rows.iter().find(|r| r.name == name)
+/// The reply checked and handed over as the contract's Rust type.
+fn check_as(c: &Contract, contract: &str, raw: &str) -> bool {
+    match contract {
+        "plate_check" => c.check_as::<bench_types::Plate>(raw).is_ok(),
+        "eligibility_verdict" => c.check_as::<bench_types::Eligibility>(raw).is_ok(),
+        "invoice_extraction" => c.check_as::<bench_types::Invoice>(raw).is_ok(),
+        _ => false,
     }
 }
 
-fn run_file(label: &str, corpus: &[Reply], contracts: &Contracts, iterations: usize) -> FileResult {
-    let bytes: usize = corpus.iter().map(|r| r.raw.len()).sum();
-    let faulty = corpus.iter().filter(|r| r.fault.is_some()).count();
-    let any = Contract::from_json_str("{}").unwrap_or_else(|_| unreachable!("{{}} compiles"));
-    println!("\n{label}: {} replies ({faulty} faulty), {:.1} MB of replies", corpus.len(), bytes as f64 / 1e6);
-    let rows = vec![
-        measure("serde_json parse", corpus, iterations, |r| serde_json::from_str::<Value>(&r.raw).is_ok()),
-        measure("serde_json + jsonschema", corpus, iterations, |r| {
+/// The reply checked, then its vouched text read again by serde derive.
+fn check_then_from_str(c: &Contract, contract: &str, raw: &str) -> bool {
+    let vouch::Verdict::Accepted(a) = c.check_str(raw) else { return false };
+    let json = a.json();
+    match contract {
+        "plate_check" => serde_json::from_str::<bench_types::Plate>(&json).is_ok(),
+        "eligibility_verdict" => serde_json::from_str::<bench_types::Eligibility>(&json).is_ok(),
+        "invoice_extraction" => serde_json::from_str::<bench_types::Invoice>(&json).is_ok(),
+        _ => false,
+    }
+}
+
+const BASE: &str = "serde_json + jsonschema";
+const BASE_REFUSALS: &str = "refusals: jsonschema, every error";
+
+fn vouch_rows(corpus: &[Reply], contracts: &Contracts, iterations: usize) -> Vec<Row> {
+    let all: Vec<&Reply> = corpus.iter().collect();
+    let faulty: Vec<&Reply> = corpus.iter().filter(|r| r.fault.is_some()).collect();
+    let strict = |r: &Reply| contracts.strict.get(&r.contract);
+    vec![
+        measure("serde_json + jsonschema (in this build: preserve_order)", &all, iterations, |r| {
             serde_json::from_str::<Value>(&r.raw)
                 .is_ok_and(|v| contracts.oracle.get(&r.contract).is_some_and(|o| o.is_valid(&v)))
         }),
-        measure("simd-json parse", corpus, iterations, |r| {
-            // simd-json parses in place, so it needs its own copy of the bytes.
-            let mut buf = r.raw.clone().into_bytes();
-            let ok = simd_json::to_borrowed_value(&mut buf).is_ok();
-            ok
-        }),
-        measure("serde derive (typed)", corpus, iterations, |r| typed::accepts(&r.contract, &r.raw)),
-        measure("vouch reader only ({})", corpus, iterations, |r| any.check_str(&r.raw).is_accepted()),
-        measure("vouch strict", corpus, iterations, |r| {
-            contracts.strict.get(&r.contract).is_some_and(|c| c.check_str(&r.raw).is_accepted())
-        }),
+        measure("vouch strict", &all, iterations, |r| strict(r).is_some_and(|c| c.check_str(&r.raw).is_accepted())),
         // What a caller that wants the generic tree pays on top: the
         // accepted value read from the vouched text (refusals as above).
-        measure("vouch strict + value()", corpus, iterations, |r| {
-            contracts.strict.get(&r.contract).is_some_and(|c| c.check_str(&r.raw).value().is_some())
+        measure("vouch strict + value()", &all, iterations, |r| {
+            strict(r).is_some_and(|c| c.check_str(&r.raw).value().is_some())
         }),
-        measure("vouch lenient", corpus, iterations, |r| {
+        measure("vouch check_as::<T>", &all, iterations, |r| {
+            strict(r).is_some_and(|c| check_as(c, &r.contract, &r.raw))
+        }),
+        measure("vouch check, then from_str::<T>(json())", &all, iterations, |r| {
+            strict(r).is_some_and(|c| check_then_from_str(c, &r.contract, &r.raw))
+        }),
+        measure("vouch lenient", &all, iterations, |r| {
             contracts.lenient.get(&r.contract).is_some_and(|c| c.check_str(&r.raw).is_accepted())
         }),
-    ];
-    let base = rows.iter().find(|r| r.name == "serde_json + jsonschema").map_or(f64::NAN, |r| r.seconds);
+        measure("refusals: vouch, every problem", &faulty, iterations, |r| {
+            strict(r).is_some_and(|c| std::hint::black_box(c.check_str(&r.raw)).problems().is_empty())
+        }),
+    ]
+}
+
+/// The peers' rows, from the baseline binary, by corpus file.
+fn baseline_rows(
+    bin: &Path,
+    dir: &Path,
+    contracts: &Path,
+    iterations: usize,
+) -> Result<BTreeMap<String, Vec<Row>>, String> {
+    let out = std::process::Command::new(bin)
+        .arg(dir)
+        .args(["--iterations", &iterations.to_string(), "--contracts"])
+        .arg(contracts)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run the baseline {} ({e}); build it with: cargo build --release --manifest-path bench/baseline/Cargo.toml --target-dir target",
+                bin.display()
+            )
+        })?;
+    if !out.status.success() {
+        return Err(format!("the baseline {} failed: {}", bin.display(), out.status));
+    }
+    let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some((file, row)) = corpus::row_of_json(line) {
+            rows.entry(file).or_default().push(row);
+        }
+    }
+    Ok(rows)
+}
+
+fn seconds(rows: &[Row], name: &str) -> f64 {
+    rows.iter().find(|r| r.name == name).map_or(f64::NAN, |r| r.seconds)
+}
+
+fn print_table(label: &str, corpus: &[Reply], rows: &[Row]) {
+    let bytes: usize = corpus.iter().map(|r| r.raw.len()).sum();
+    let faulty = corpus.iter().filter(|r| r.fault.is_some()).count();
+    println!("\n{label}: {} replies ({faulty} faulty), {:.1} MB of replies", corpus.len(), bytes as f64 / 1e6);
     println!(
-        "{:<26} {:>12} {:>9} {:>9} {:>16} {:>10}",
-        "method", "replies/s", "MB/s", "ratio", "faulty accepted", "truncated"
+        "{:<56} {:>9} {:>11} {:>9} {:>9} {:>10}",
+        "method (peers: bench/baseline, their own build)", "replies", "replies/s", "MB/s", "ratio", "faulty acc"
     );
-    for r in &rows {
+    for r in rows {
+        // A refusal row is held to the peers' refusal row (both over the faulty replies).
+        let base = if r.name.starts_with("refusals:") { seconds(rows, BASE_REFUSALS) } else { seconds(rows, BASE) };
         println!(
-            "{:<26} {:>12.0} {:>9.1} {:>9.2} {:>16} {:>10}",
+            "{:<56} {:>9} {:>11.0} {:>9.1} {:>9.2} {:>10}",
             r.name,
-            corpus.len() as f64 / r.seconds,
-            bytes as f64 / 1e6 / r.seconds,
+            r.replies,
+            r.replies as f64 / r.seconds,
+            r.bytes as f64 / 1e6 / r.seconds,
             base / r.seconds,
             r.accepted_faulty,
-            r.accepted_truncated
         );
     }
-    FileResult { rows }
 }
 
 fn main() -> std::process::ExitCode {
@@ -174,34 +167,73 @@ fn main() -> std::process::ExitCode {
     let mut dir: Option<PathBuf> = None;
     let mut iterations = 5;
     let mut contracts_dir = PathBuf::from("../shared/bench/contracts");
+    // Built beside this binary: target/release/baseline.
+    let mut baseline =
+        std::env::current_exe().ok().and_then(|p| Some(p.parent()?.join("baseline"))).unwrap_or_default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--iterations" => iterations = args.next().and_then(|n| n.parse().ok()).unwrap_or(5),
             "--contracts" => contracts_dir = args.next().map(PathBuf::from).unwrap_or(contracts_dir),
+            "--baseline" => baseline = args.next().map(PathBuf::from).unwrap_or(baseline),
             _ => dir = Some(PathBuf::from(a)),
         }
     }
     let Some(dir) = dir else {
-        eprintln!("usage: compare CORPUS_DIR [--iterations N] [--contracts DIR]   (make the corpus with ../shared/bench/gen.py)");
+        eprintln!("usage: compare CORPUS_DIR [--iterations N] [--contracts DIR] [--baseline BIN]   (make the corpus with ../shared/bench/gen.py)");
         return std::process::ExitCode::from(2);
     };
     let run = || -> Result<(), String> {
-        let small = load_corpus(&dir.join("small.jsonl"))?;
-        let large = load_corpus(&dir.join("large.jsonl"))?;
-        let small_contracts = load_contracts(&contracts_dir, &["plate_check", "eligibility_verdict"])?;
-        let large_contracts = load_contracts(&contracts_dir, &["invoice_extraction"])?;
-        let s = run_file("small", &small, &small_contracts, iterations);
-        let l = run_file("large", &large, &large_contracts, iterations);
-        let base = "serde_json + jsonschema";
+        let mut peers = baseline_rows(&baseline, &dir, &contracts_dir, iterations)?;
+        let mut results: BTreeMap<&str, Vec<Row>> = BTreeMap::new();
+        for (file, names) in corpus::FILES {
+            let corpus = corpus::load_file(&dir, file)?;
+            let contracts = load_contracts(&contracts_dir, names)?;
+            let mut rows = peers.remove(*file).ok_or_else(|| format!("the baseline gave no rows for {file}"))?;
+            rows.extend(vouch_rows(&corpus, &contracts, iterations));
+            print_table(file, &corpus, &rows);
+            results.insert(file, rows);
+        }
         println!();
-        println!("ratio strict small {:.2}", s.seconds(base) / s.seconds("vouch strict"));
-        println!("ratio strict large {:.2}", l.seconds(base) / l.seconds("vouch strict"));
-        println!("ratio lenient small {:.2}", s.seconds(base) / s.seconds("vouch lenient"));
-        let faulty = s.row("vouch strict").map_or(0, |r| r.accepted_faulty)
-            + l.row("vouch strict").map_or(0, |r| r.accepted_faulty);
-        let truncated = s.row("vouch lenient").map_or(0, |r| r.accepted_truncated)
-            + l.row("vouch lenient").map_or(0, |r| r.accepted_truncated);
-        println!("accepted-faulty strict {faulty}");
+        let ratio = |file: &str, base: &str, name: &str| {
+            results.get(file).map_or(f64::NAN, |rows| seconds(rows, base) / seconds(rows, name))
+        };
+        let from_value = "serde_json + jsonschema + from_value::<T>";
+        let from_slice = "serde derive from_slice::<T> (no contract)";
+        println!("ratio strict small {:.2}", ratio("small", BASE, "vouch strict"));
+        println!("ratio strict large {:.2}", ratio("large", BASE, "vouch strict"));
+        println!("ratio lenient small {:.2}", ratio("small", BASE, "vouch lenient"));
+        println!("ratio value small {:.2}", ratio("small", BASE, "vouch strict + value()"));
+        println!("ratio value large {:.2}", ratio("large", BASE, "vouch strict + value()"));
+        println!(
+            "ratio check_as/from_value eligibility {:.2}",
+            ratio("eligibility", from_value, "vouch check_as::<T>")
+        );
+        println!("ratio check_as/from_value large {:.2}", ratio("large", from_value, "vouch check_as::<T>"));
+        println!(
+            "ratio check_as/from_slice eligibility {:.2}",
+            ratio("eligibility", from_slice, "vouch check_as::<T>")
+        );
+        println!("ratio check_as/from_slice large {:.2}", ratio("large", from_slice, "vouch check_as::<T>"));
+        println!("ratio refusals small {:.2}", ratio("small", BASE_REFUSALS, "refusals: vouch, every problem"));
+        println!("ratio refusals large {:.2}", ratio("large", BASE_REFUSALS, "refusals: vouch, every problem"));
+        println!(
+            "ratio handicap small {:.2} (the peers' build over this one's, for serde_json + jsonschema)",
+            ratio("small", BASE, "serde_json + jsonschema (in this build: preserve_order)").recip()
+        );
+        let faulty = |name: &str| -> usize {
+            ["small", "large"]
+                .iter()
+                .filter_map(|f| results.get(f)?.iter().find(|r| r.name == name))
+                .map(|r| r.accepted_faulty)
+                .sum()
+        };
+        let truncated: usize = ["small", "large"]
+            .iter()
+            .filter_map(|f| results.get(f)?.iter().find(|r| r.name == "vouch lenient"))
+            .map(|r| r.accepted_truncated)
+            .sum();
+        println!("accepted-faulty strict {}", faulty("vouch strict"));
+        println!("accepted-faulty check_as {}", faulty("vouch check_as::<T>"));
         println!("accepted-truncated lenient {truncated}");
         Ok(())
     };

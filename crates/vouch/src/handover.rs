@@ -149,24 +149,73 @@ impl<'de> Deserializer<'de> {
     }
 
     fn visit_scalar<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, HandOverError> {
+        self.reader.skip_ws();
         let at = self.reader.pos;
-        let out = match self.scalar()? {
-            Scalar::Null => visitor.visit_unit(),
-            Scalar::Bool(b) => visitor.visit_bool(b),
-            Scalar::Number(n) => {
-                if let Some(u) = n.as_u64() {
-                    visitor.visit_u64(u)
-                } else if let Some(i) = n.as_i64() {
-                    visitor.visit_i64(i)
-                } else {
-                    visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
-                }
+        let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+        // The common scalars on their bytes (the text is JSON vouch read):
+        // a string without escapes borrowed, a literal, a short integer.
+        let out = match rest.first() {
+            Some(b'"') => match self.reader.plain_string() {
+                Some(s) => visitor.visit_borrowed_str(s),
+                None => match self.reader.string_cow().map_err(|e| self.fail(&e.detail))? {
+                    Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+                    Cow::Owned(s) => visitor.visit_string(s),
+                },
+            },
+            Some(b't') if rest.starts_with(b"true") => {
+                self.reader.pos += 4;
+                visitor.visit_bool(true)
             }
-            Scalar::String(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
-            Scalar::String(Cow::Owned(s)) => visitor.visit_string(s),
+            Some(b'f') if rest.starts_with(b"false") => {
+                self.reader.pos += 5;
+                visitor.visit_bool(false)
+            }
+            Some(b'n') if rest.starts_with(b"null") => {
+                self.reader.pos += 4;
+                visitor.visit_unit()
+            }
+            Some(b'-' | b'0'..=b'9') => match short_integer(rest) {
+                Some((n, len)) => {
+                    self.reader.pos += len;
+                    match u64::try_from(n) {
+                        Ok(u) => visitor.visit_u64(u),
+                        Err(_) => visitor.visit_i64(n),
+                    }
+                }
+                None => match self.scalar()? {
+                    Scalar::Number(n) => {
+                        if let Some(u) = n.as_u64() {
+                            visitor.visit_u64(u)
+                        } else if let Some(i) = n.as_i64() {
+                            visitor.visit_i64(i)
+                        } else {
+                            visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+                        }
+                    }
+                    _ => return Err(self.fail("expected a number")),
+                },
+            },
+            _ => return Err(self.fail("expected a value")),
         };
         out.map_err(|e: HandOverError| e.placed(self.text, at))
     }
+}
+
+/// An integer of at most 18 digits at the start of `bytes` (no fraction or
+/// exponent after it), and its length: every reader holds it exactly, as
+/// vouch read it. Anything else is `None`, for the full number reader.
+#[inline]
+fn short_integer(bytes: &[u8]) -> Option<(i64, usize)> {
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    let len = digits.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
+    if len == 0 || len > 18 || matches!(digits.get(len), Some(b'.' | b'e' | b'E' | b'0'..=b'9')) {
+        return None;
+    }
+    let magnitude = digits.iter().take(len).fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+    Some((if negative { -magnitude } else { magnitude }, len + usize::from(negative)))
 }
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
@@ -232,16 +281,17 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 });
                 out.map_err(|e| e.placed(self.text, at))
             }
-            Some(b'"') => match self.scalar()? {
-                Scalar::String(s) => {
-                    let out: Result<V::Value, HandOverError> = match s {
-                        Cow::Borrowed(s) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
-                        Cow::Owned(s) => visitor.visit_enum(s.into_deserializer()),
-                    };
-                    out.map_err(|e| e.placed(self.text, at))
-                }
-                _ => Err(self.fail("expected an enum")),
-            },
+            Some(b'"') => {
+                let s = match self.reader.plain_string() {
+                    Some(s) => Cow::Borrowed(s),
+                    None => self.reader.string_cow().map_err(|e| self.fail(&e.detail))?,
+                };
+                let out: Result<V::Value, HandOverError> = match s {
+                    Cow::Borrowed(s) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
+                    Cow::Owned(s) => visitor.visit_enum(s.into_deserializer()),
+                };
+                out.map_err(|e| e.placed(self.text, at))
+            }
             _ => Err(self.fail("expected an enum: a string or an object of one member")),
         }
     }

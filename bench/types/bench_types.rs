@@ -1,18 +1,22 @@
 //! The bench contracts as serde-derived Rust types: what a Rust user gets
-//! from types alone (no ranges, no string lengths, no formats).
+//! from types alone (no ranges, no string lengths, no formats). One file,
+//! included by `bench/compare` (vouch's `check_as::<T>`) and by
+//! `bench/baseline` (serde_json's `from_value::<T>` and `from_slice::<T>`),
+//! so both sides build the very same types.
 
 use serde::Deserialize;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
-struct Plate {
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Plate {
     product_present: bool,
     product_text_present: bool,
     garbled_text: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
+#[allow(dead_code)]
 #[serde(rename_all = "snake_case")]
 enum Verdict {
     Eligible,
@@ -20,7 +24,8 @@ enum Verdict {
     NotEligible,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
+#[allow(dead_code)]
 #[serde(rename_all = "snake_case")]
 enum Status {
     Pass,
@@ -29,7 +34,7 @@ enum Status {
     Unknown,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
 struct Criterion {
     criterion: String,
@@ -37,10 +42,10 @@ struct Criterion {
     reason: String,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
-struct Eligibility {
+#[serde(rename_all = "camelCase")]
+pub struct Eligibility {
     verdict: Verdict,
     match_score: Option<i64>,
     summary: String,
@@ -48,9 +53,9 @@ struct Eligibility {
     recommendations: Option<Vec<String>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
+#[serde(deny_unknown_fields)]
 struct Address {
     street: String,
     street2: Option<String>,
@@ -61,18 +66,18 @@ struct Address {
     country: String,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
+#[serde(deny_unknown_fields)]
 struct Party {
     name: String,
     attention: Option<String>,
     address: Address,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Vendor {
     name: String,
     tax_id: Option<String>,
@@ -81,7 +86,8 @@ struct Vendor {
     address: Address,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
+#[allow(dead_code)]
 #[serde(rename_all = "UPPERCASE")]
 enum Currency {
     Usd,
@@ -94,7 +100,8 @@ enum Currency {
     Sek,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
+#[allow(dead_code)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 enum Terms {
     DueOnReceipt,
@@ -104,7 +111,8 @@ enum Terms {
     Net60,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
+#[allow(dead_code)]
 #[serde(rename_all = "lowercase")]
 enum Unit {
     Ea,
@@ -116,9 +124,9 @@ enum Unit {
     Pack,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct LineItem {
     line_no: i64,
     sku: String,
@@ -132,9 +140,9 @@ struct LineItem {
     service_date: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Totals {
     subtotal: f64,
     discount_total: Option<f64>,
@@ -143,10 +151,10 @@ struct Totals {
     grand_total: f64,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Deserialize)]
 #[allow(dead_code)]
-struct Invoice {
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Invoice {
     invoice_number: String,
     purchase_order: Option<String>,
     vendor: Vendor,
@@ -159,14 +167,4 @@ struct Invoice {
     line_items: Vec<LineItem>,
     totals: Totals,
     notes: Option<String>,
-}
-
-/// Whether the reply deserializes into the contract's Rust type.
-pub fn accepts(contract: &str, raw: &str) -> bool {
-    match contract {
-        "plate_check" => serde_json::from_str::<Plate>(raw).is_ok(),
-        "eligibility_verdict" => serde_json::from_str::<Eligibility>(raw).is_ok(),
-        "invoice_extraction" => serde_json::from_str::<Invoice>(raw).is_ok(),
-        _ => false,
-    }
 }
