@@ -184,3 +184,19 @@ fn an_over_long_line_is_skipped_and_the_run_goes_on() {
     }
     assert!(text(&out.stderr).contains("7 lines: 3 accepted (0 repaired, 0 with findings), 1 refused, 3 input errors"));
 }
+
+/// The output line is written straight from the verdict (no tree): carried
+/// fields in their order, a carried `line` or `verdict` replaced in its
+/// place, the value exactly as `vouch check --json` gives it.
+#[test]
+fn output_lines_are_written_from_the_vouched_text_in_order() {
+    let raw = "{\n  \"productPresent\": false, \"productTextPresent\": false,\n  \"garbledText\": false}";
+    let input =
+        format!("{}\n", json!({"verdict": "old", "id": "a\u{e9}", "raw": raw, "line": "x", "n": 1.50}).to_string());
+    let out = vouch(&["batch", "-c", PLATE, "-q"], Some(input.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let check = vouch(&["check", "-c", PLATE, "--json"], Some(raw.as_bytes()));
+    let verdict: Value = serde_json::from_str(&text(&check.stdout)).unwrap();
+    let want = format!("{{\"verdict\":{},\"id\":\"a\u{e9}\",\"line\":1,\"n\":1.5}}\n", vouch::to_json_string(&verdict));
+    assert_eq!(text(&out.stdout), want);
+}

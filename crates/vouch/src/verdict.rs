@@ -302,8 +302,48 @@ impl Verdict {
     }
 }
 
+/// [`Verdict::to_json`]'s shape, serialized without building it: the value
+/// straight from the vouched text when the verdict holds one.
 impl Serialize for Verdict {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(serializer)
+        #[derive(Serialize)]
+        struct Shape<'a> {
+            outcome: &'static str,
+            pass: bool,
+            value: Option<ValueOut<'a>>,
+            repairs: &'a [Repair],
+            findings: &'a [Finding],
+            problems: &'a [Problem],
+        }
+        let value = match self {
+            Self::Accepted(a) => Some(ValueOut(a)),
+            Self::Refused(_) => None,
+        };
+        Shape {
+            outcome: self.outcome(),
+            pass: self.is_pass(),
+            value,
+            repairs: self.repairs(),
+            findings: self.findings(),
+            problems: self.problems(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// An accepted value, serialized as its [`Value`] would be (the same bytes
+/// from any serializer), but walked from the vouched text when no tree was
+/// built: a writer of verdicts (`vouch batch`, a gateway) builds none.
+struct ValueOut<'a>(&'a Accepted);
+
+impl Serialize for ValueOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0.body {
+            Body::Text { value, .. } if value.get().is_some() => self.0.value().serialize(serializer),
+            Body::Text { json, max_depth, .. } => {
+                serde_transcode::transcode(&mut Deserializer::new(json, *max_depth), serializer)
+            }
+            Body::Value(v) => v.serialize(serializer),
+        }
     }
 }

@@ -8,6 +8,8 @@
 //! - Numbers: every accepted number is handed over as the standard library's
 //!   correctly rounded reading of its digits (the oracle), integers as
 //!   integers.
+//! - The verdict serialized (its value walked from the vouched text) is
+//!   byte for byte `to_json_string(&verdict.to_json())`.
 //! - A type that disagrees with the contract is refused, `wrong_type`, at the
 //!   path of the value that did not fit.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -31,6 +33,11 @@ use vouch::{Contract, Verdict};
 
 /// The three readings of an accepted reply agree; the count of accepted ones.
 fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
+    // The verdict written from the vouched text (before any tree is built)
+    // is the verdict written from its tree, byte for byte.
+    let verdict = c.check(raw);
+    let written = vouch::to_json_string(&verdict);
+    assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "{:?}", String::from_utf8_lossy(raw));
     let Verdict::Accepted(a) = c.check(raw) else { return 0 };
     let handed: Value = a.deserialize().unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(raw)));
     assert_eq!(&handed, a.value(), "deserialize vs value(): {:?}", String::from_utf8_lossy(raw));
