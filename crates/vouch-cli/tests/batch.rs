@@ -191,8 +191,7 @@ fn an_over_long_line_is_skipped_and_the_run_goes_on() {
 #[test]
 fn output_lines_are_written_from_the_vouched_text_in_order() {
     let raw = "{\n  \"productPresent\": false, \"productTextPresent\": false,\n  \"garbledText\": false}";
-    let input =
-        format!("{}\n", json!({"verdict": "old", "id": "a\u{e9}", "raw": raw, "line": "x", "n": 1.50}).to_string());
+    let input = format!("{}\n", json!({"verdict": "old", "id": "a\u{e9}", "raw": raw, "line": "x", "n": 1.50}));
     let out = vouch(&["batch", "-c", PLATE, "-q"], Some(input.as_bytes()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let check = vouch(&["check", "-c", PLATE, "--json"], Some(raw.as_bytes()));
