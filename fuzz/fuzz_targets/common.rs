@@ -25,6 +25,15 @@ pub fn render(verdict: &Verdict) {
 /// is accepted unchanged with no repairs.
 pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     let verdict = contract.check(raw);
+    // Written straight from the vouched text (before any tree is built), the
+    // verdict is the one written from its tree.
+    let written = vouch::to_json_string(&verdict);
+    assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "the verdict written two ways differs");
+    if let Verdict::Accepted(a) = &verdict {
+        // The hand-over walks the vouched text into the very value vouch checked.
+        let handed: serde_json::Value = a.deserialize().expect("an accepted value hands over as a Value");
+        assert_eq!(&handed, a.value(), "the hand-over reads another value\nreply: {:?}", String::from_utf8_lossy(raw));
+    }
     render(&verdict);
     // The single pass (checking while reading) must give the full path's verdict, byte for byte.
     let full = expected_verdict(contract, raw);
