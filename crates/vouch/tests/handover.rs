@@ -230,3 +230,25 @@ fn maps_enums_and_options_hand_over_like_serde_json() {
     let theirs: All = serde_json::from_str(raw).unwrap();
     assert_eq!(ours, theirs);
 }
+
+mod vtyped {
+    #[derive(Debug, serde::Deserialize)]
+    pub struct S {
+        #[allow(dead_code)]
+        pub n: u8,
+    }
+}
+
+/// The example docs/contract.md gives, word for word.
+#[test]
+fn the_documented_mismatch_reads_as_documented() {
+    let c = Contract::from_json_str(r#"{"type": "object", "properties": {"n": {"type": "integer"}}}"#).unwrap();
+    let refused = c.check_as::<vtyped::S>(r#"{"n": 1.0}"#).unwrap_err();
+    let shown = refused.problems[0].to_string();
+    let doc = std::fs::read_to_string(common::project_root().join("docs/contract.md")).unwrap();
+    assert!(shown.ends_with("expected u8"), "{shown}");
+    assert!(
+        doc.contains(&format!("``{}``", shown.replace("handover::vtyped", "vtyped"))),
+        "docs/contract.md does not show: {shown}"
+    );
+}
