@@ -134,3 +134,33 @@ fn truncate_then_trim_is_a_fixed_point() {
     let s = value[4].as_str().unwrap();
     assert!(s.chars().count() <= 10 && s.trim() == s, "{s:?}");
 }
+
+/// Found by the `parse` target (fuzz_cases/repeat_inside_repeat.reply): a
+/// key repeated in an object, whose value holds a repeated key of its own.
+/// A reader that checks a key once its value is read meets the inner repeat
+/// first; the whole check took that for the outer one's error and lost the
+/// outer repeat, which the stream (deciding at the outer key) lists. Every
+/// reading now lists both, outer first, as the full path gives them.
+#[test]
+fn a_repeat_inside_a_repeated_keys_value_keeps_both() {
+    let c = Contract::from_json_str("{}").unwrap();
+    let raws: [&[u8]; 5] = [
+        br#"{"b": 1, "b": {"c": 1, "c": 2}}"#,
+        br#"{"a": {"b": 1, "b": {"c": 1, "c": 2}}}"#,
+        br#"{"b": 1, "b": {"c": 1, "c": 0e+2I"#,
+        br#"{"b": 1, "b": [{"c": 1, "c": 2}]}"#,
+        include_bytes!("fuzz_cases/repeat_inside_repeat.reply"),
+    ];
+    for raw in raws {
+        let whole = c.check(raw);
+        let mut stream = c.stream();
+        for b in raw {
+            stream.feed([*b]);
+        }
+        assert_eq!(whole, stream.finish(), "{}", String::from_utf8_lossy(raw));
+        assert_eq!(whole, common::expected_verdict(&c, raw), "{}", String::from_utf8_lossy(raw));
+        let codes: Vec<&str> = whole.problems().iter().map(|p| p.code.as_str()).collect();
+        assert!(codes.len() >= 2 && codes.iter().take(2).all(|c| *c == "duplicate_key"), "{codes:?}");
+        assert!(whole.problems()[0].path.len() < whole.problems()[1].path.len(), "outer first");
+    }
+}
