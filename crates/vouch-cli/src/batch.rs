@@ -103,7 +103,7 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::
         if available.is_empty() {
             break;
         }
-        let (used, done) = match available.iter().position(|b| *b == b'\n') {
+        let (used, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };

@@ -632,37 +632,65 @@ impl<'a> Parser<'a> {
 
     pub(crate) fn string_cow(&mut self) -> Result<Cow<'a, str>, ReadError> {
         self.pos += 1;
-        let mut out = String::new();
-        loop {
-            // Take the run up to the next quote, escape or control character in one go.
-            let run_start = self.pos;
-            self.pos = plain_run_end(self.bytes, self.pos);
+        let run_start = self.pos;
+        self.pos = plain_run_end(self.bytes, self.pos);
+        if self.peek() == Some(b'"') {
             let text: &'a str = self.text;
             let run = text.get(run_start..self.pos).unwrap_or_default();
-            if out.is_empty() {
-                if self.peek() == Some(b'"') {
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(run));
-                }
-                // An escape: room for this run and as much again after it.
-                out.reserve(2 * run.len() + 8);
-            }
-            out.push_str(run);
+            self.pos += 1;
+            return Ok(Cow::Borrowed(run));
+        }
+        // An escape (or the end): the content written out as bytes. A string
+        // with one escape mostly has many (JSON inside a string escapes every
+        // quote), so the one-letter escapes are taken on the spot.
+        let mut out: Vec<u8> = Vec::with_capacity(2 * (self.pos - run_start) + 16);
+        out.extend_from_slice(self.bytes.get(run_start..self.pos).unwrap_or_default());
+        let mut wide = String::new();
+        loop {
             match self.peek() {
                 None => return Err(self.eof_or("unterminated string")),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(Cow::Owned(out));
+                    break;
                 }
                 Some(b'\\') => {
-                    self.pos += 1;
-                    self.escape(Some(&mut out))?;
+                    let simple = match self.bytes.get(self.pos + 1) {
+                        Some(b'"') => Some(b'"'),
+                        Some(b'\\') => Some(b'\\'),
+                        Some(b'/') => Some(b'/'),
+                        Some(b'b') => Some(0x08),
+                        Some(b'f') => Some(0x0c),
+                        Some(b'n') => Some(b'\n'),
+                        Some(b'r') => Some(b'\r'),
+                        Some(b't') => Some(b'\t'),
+                        _ => None,
+                    };
+                    if let Some(b) = simple {
+                        out.push(b);
+                        self.pos += 2;
+                    } else {
+                        // `\u` (or a bad escape): read as ever, to its very errors.
+                        self.pos += 1;
+                        wide.clear();
+                        self.escape(Some(&mut wide))?;
+                        out.extend_from_slice(wide.as_bytes());
+                    }
+                }
+                Some(b) if b < 0x20 => {
+                    return Err(self.err(ProblemCode::NotJson, "a control character must be escaped in a string"));
                 }
                 Some(_) => {
-                    return Err(self.err(ProblemCode::NotJson, "a control character must be escaped in a string"));
+                    let from = self.pos;
+                    self.pos = plain_run_end(self.bytes, from);
+                    out.extend_from_slice(self.bytes.get(from..self.pos).unwrap_or_default());
                 }
             }
         }
+        // The text is UTF-8 and every escape wrote a whole character: this
+        // cannot fail (and would be refused, not read, if it did).
+        String::from_utf8(out)
+            .map(Cow::Owned)
+            .map_err(|_| self.err(ProblemCode::NotJson, "not JSON: invalid UTF-8 in a string"))
     }
 
     /// The escape after a backslash, written to `out` (none: only checked).
