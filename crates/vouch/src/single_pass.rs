@@ -2278,7 +2278,7 @@ impl<'c> SinglePass<'c> {
             // The reader's very error (a repeated key deeper in this key's
             // value comes first to a reader that checks a key once its value
             // is read: another error, left to the full path below).
-            Err(full) if full.code == e.code && full.path == e.path => {
+            Err(full) if full.code == e.code && (e.code != ProblemCode::DuplicateKey || full.path == e.path) => {
                 self.halt = Some(Halt::ReadRefused(crate::read::read_refusal(text, &full, self.unwrap)));
             }
             // What has come does not show the reader's error yet (a
