@@ -2,7 +2,7 @@
 //! shared (one file, `#[path]`-included) by `bench/compare` and
 //! `bench/baseline`, so both sides load and time alike.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -38,6 +38,31 @@ pub fn load_corpus(path: &Path) -> Result<Vec<Reply>, String> {
         })
         .collect();
     Ok(all?.into_iter().filter(keep).collect())
+}
+
+/// What both binaries are told: `CORPUS_DIR [--iterations N] [--contracts DIR]`,
+/// and `compare`'s `--baseline BIN`.
+pub struct Args {
+    pub dir: PathBuf,
+    pub iterations: usize,
+    pub contracts: PathBuf,
+    pub baseline: Option<PathBuf>,
+}
+
+/// The command line's [`Args`]; `None` without a corpus folder (the caller prints its usage).
+pub fn args() -> Option<Args> {
+    let mut args = std::env::args().skip(1);
+    let (mut dir, mut iterations, mut contracts, mut baseline) =
+        (None, 5, PathBuf::from("../shared/bench/contracts"), None);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--iterations" => iterations = args.next().and_then(|n| n.parse().ok()).unwrap_or(5),
+            "--contracts" => contracts = args.next().map(PathBuf::from).unwrap_or(contracts),
+            "--baseline" => baseline = args.next().map(PathBuf::from),
+            _ => dir = Some(PathBuf::from(a)),
+        }
+    }
+    Some(Args { dir: dir?, iterations, contracts, baseline })
 }
 
 /// The corpus files (and slices of them) the rows run over, with the bench

@@ -3,7 +3,6 @@
 //! validate, deserialize) — built in a workspace of their own, as those
 //! users build them. Prints a table on standard error and one JSON line per
 //! row on standard output (`compare` runs this binary and reads them).
-#![allow(clippy::unwrap_used)]
 
 #[path = "../../types/bench_types.rs"]
 mod bench_types;
@@ -12,7 +11,7 @@ mod bench_types;
 mod corpus;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use corpus::{measure, Reply, Row};
 use serde_json::Value;
@@ -84,16 +83,7 @@ fn rows(corpus: &[Reply], oracle: &BTreeMap<String, jsonschema::Validator>, iter
 }
 
 fn main() -> std::process::ExitCode {
-    let mut args = std::env::args().skip(1);
-    let (mut dir, mut iterations, mut contracts) = (None, 5, PathBuf::from("../shared/bench/contracts"));
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--iterations" => iterations = args.next().and_then(|n| n.parse().ok()).unwrap_or(5),
-            "--contracts" => contracts = args.next().map(PathBuf::from).unwrap_or(contracts),
-            _ => dir = Some(PathBuf::from(a)),
-        }
-    }
-    let Some(dir) = dir else {
+    let Some(corpus::Args { dir, iterations, contracts, .. }) = corpus::args() else {
         eprintln!("usage: baseline CORPUS_DIR [--iterations N] [--contracts DIR]");
         return std::process::ExitCode::from(2);
     };

@@ -19,7 +19,7 @@ mod bench_types;
 mod corpus;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use corpus::{measure, Reply, Row};
 use serde_json::Value;
@@ -163,25 +163,13 @@ fn print_table(label: &str, corpus: &[Reply], rows: &[Row]) {
 }
 
 fn main() -> std::process::ExitCode {
-    let mut args = std::env::args().skip(1);
-    let mut dir: Option<PathBuf> = None;
-    let mut iterations = 5;
-    let mut contracts_dir = PathBuf::from("../shared/bench/contracts");
-    // Built beside this binary: target/release/baseline.
-    let mut baseline =
-        std::env::current_exe().ok().and_then(|p| Some(p.parent()?.join("baseline"))).unwrap_or_default();
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--iterations" => iterations = args.next().and_then(|n| n.parse().ok()).unwrap_or(5),
-            "--contracts" => contracts_dir = args.next().map(PathBuf::from).unwrap_or(contracts_dir),
-            "--baseline" => baseline = args.next().map(PathBuf::from).unwrap_or(baseline),
-            _ => dir = Some(PathBuf::from(a)),
-        }
-    }
-    let Some(dir) = dir else {
+    let Some(corpus::Args { dir, iterations, contracts: contracts_dir, baseline }) = corpus::args() else {
         eprintln!("usage: compare CORPUS_DIR [--iterations N] [--contracts DIR] [--baseline BIN]   (make the corpus with ../shared/bench/gen.py)");
         return std::process::ExitCode::from(2);
     };
+    // Built beside this binary by default: target/release/baseline.
+    let baseline =
+        baseline.or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("baseline"))).unwrap_or_default();
     let run = || -> Result<(), String> {
         let mut peers = baseline_rows(&baseline, &dir, &contracts_dir, iterations)?;
         let mut results: BTreeMap<&str, Vec<Row>> = BTreeMap::new();

@@ -137,7 +137,26 @@ impl<'de> Deserializer<'de> {
         self.reader.scalar_ref().map_err(|e| self.fail(&e.detail))
     }
 
-    /// Into a container: one level less, run on a stack that cannot overflow.
+    /// A container whose opening byte is next: `f` reads its content, then
+    /// `close` ends it; one level less, run on a stack that cannot overflow.
+    /// An error inside is placed at the container when nothing nearer placed it.
+    fn container<R>(
+        &mut self,
+        close: u8,
+        f: impl FnOnce(&mut Self) -> Result<R, HandOverError>,
+    ) -> Result<R, HandOverError> {
+        let at = self.reader.pos;
+        self.reader.pos += 1;
+        let what = if close == b'}' { parser::IN_OBJECT } else { parser::IN_ARRAY };
+        let out = self.nested(|d| {
+            let value = f(d)?;
+            d.eat(close, what)?;
+            Ok(value)
+        });
+        out.map_err(|e| e.placed(self.text, at))
+    }
+
+    /// One level less, run on a stack that cannot overflow.
     fn nested<R>(&mut self, f: impl FnOnce(&mut Self) -> Result<R, HandOverError>) -> Result<R, HandOverError> {
         let Some(left) = self.depth_left.checked_sub(1) else {
             return Err(self.fail("nested deeper than the contract's max_depth"));
@@ -174,7 +193,7 @@ impl<'de> Deserializer<'de> {
                 self.reader.pos += 4;
                 visitor.visit_unit()
             }
-            Some(b'-' | b'0'..=b'9') => match short_integer(rest) {
+            Some(b'-' | b'0'..=b'9') => match short_integer(self.text.get(at..).unwrap_or_default()) {
                 Some((n, len)) => {
                     self.reader.pos += len;
                     match u64::try_from(n) {
@@ -201,47 +220,29 @@ impl<'de> Deserializer<'de> {
     }
 }
 
-/// An integer of at most 18 digits at the start of `bytes` (no fraction or
+/// An integer of at most 18 digits at the start of `text` (no fraction or
 /// exponent after it), and its length: every reader holds it exactly, as
-/// vouch read it. Anything else is `None`, for the full number reader.
+/// vouch read it (summed by the reader's own [`parser::small_integer`]).
+/// Anything else is `None`, for the full number reader.
 #[inline]
-fn short_integer(bytes: &[u8]) -> Option<(i64, usize)> {
-    let (negative, digits) = match bytes.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, bytes),
-    };
-    let len = digits.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
-    if len == 0 || len > 18 || matches!(digits.get(len), Some(b'.' | b'e' | b'E' | b'0'..=b'9')) {
+fn short_integer(text: &str) -> Option<(i64, usize)> {
+    let bytes = text.as_bytes();
+    let sign = usize::from(bytes.first() == Some(&b'-'));
+    let digits = bytes.get(sign..)?.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
+    let len = sign + digits;
+    if digits == 0 || digits > 18 || matches!(bytes.get(len), Some(b'.' | b'e' | b'E' | b'0'..=b'9')) {
         return None;
     }
-    let magnitude = digits.iter().take(len).fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
-    Some((if negative { -magnitude } else { magnitude }, len + usize::from(negative)))
+    parser::small_integer(text.get(..len)?).map(|n| (n, len))
 }
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = HandOverError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
-        let at = self.reader.pos;
         match self.peek() {
-            Some(b'{') => {
-                self.reader.pos += 1;
-                let out = self.nested(|d| {
-                    let value = visitor.visit_map(Members { de: d, first: true })?;
-                    d.eat(b'}', "expected the end of the object")?;
-                    Ok(value)
-                });
-                out.map_err(|e| e.placed(self.text, at))
-            }
-            Some(b'[') => {
-                self.reader.pos += 1;
-                let out = self.nested(|d| {
-                    let value = visitor.visit_seq(Items { de: d, first: true })?;
-                    d.eat(b']', "expected the end of the array")?;
-                    Ok(value)
-                });
-                out.map_err(|e| e.placed(self.text, at))
-            }
+            Some(b'{') => self.container(b'}', |d| visitor.visit_map(Entries { de: d, first: true, close: b'}' })),
+            Some(b'[') => self.container(b']', |d| visitor.visit_seq(Entries { de: d, first: true, close: b']' })),
             _ => self.visit_scalar(visitor),
         }
     }
@@ -272,15 +273,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let at = self.reader.pos;
         match self.peek() {
             // `{"Variant": content}`: the externally tagged form.
-            Some(b'{') => {
-                self.reader.pos += 1;
-                let out = self.nested(|d| {
-                    let value = visitor.visit_enum(Variant { de: d })?;
-                    d.eat(b'}', "expected the end of an enum's object (one member)")?;
-                    Ok(value)
-                });
-                out.map_err(|e| e.placed(self.text, at))
-            }
+            Some(b'{') => self.container(b'}', |d| visitor.visit_enum(Variant { de: d })),
             Some(b'"') => {
                 let s = match self.reader.plain_string() {
                     Some(s) => Cow::Borrowed(s),
@@ -341,29 +334,36 @@ impl Deserializer<'_> {
     }
 }
 
-/// The members of an object, after its `{`.
-struct Members<'a, 'de> {
+/// The members of an object or the items of an array, after the opening
+/// byte, up to `close`.
+struct Entries<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     first: bool,
+    close: u8,
 }
 
-impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
+impl Entries<'_, '_> {
+    /// Past the `,` before the next entry (none before the first); false at `close`.
+    fn next(&mut self) -> Result<bool, HandOverError> {
+        match self.de.peek() {
+            Some(b) if b == self.close => return Ok(false),
+            Some(b',') if !self.first => self.de.reader.pos += 1,
+            _ if self.first => {}
+            _ => return Err(self.de.fail(if self.close == b'}' { parser::IN_OBJECT } else { parser::IN_ARRAY })),
+        }
+        self.first = false;
+        Ok(true)
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
     type Error = HandOverError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, HandOverError> {
-        match self.de.peek() {
-            Some(b'}') => return Ok(None),
-            Some(b',') if !self.first => self.de.reader.pos += 1,
-            _ if self.first => {}
-            _ => return Err(self.de.fail("expected ',' or '}' in an object")),
+        if !self.next()? {
+            return Ok(None);
         }
-        self.first = false;
-        if self.de.peek() != Some(b'"') {
-            return Err(self.de.fail("expected a quoted key"));
-        }
-        let key = seed.deserialize(Key { de: &mut *self.de })?;
-        self.de.eat(b':', "expected ':' after a key")?;
-        Ok(Some(key))
+        key_seed(self.de, seed).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, HandOverError> {
@@ -371,25 +371,25 @@ impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
     }
 }
 
-/// The items of an array, after its `[`.
-struct Items<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
-    first: bool,
-}
-
-impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+impl<'de> de::SeqAccess<'de> for Entries<'_, 'de> {
     type Error = HandOverError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, HandOverError> {
-        match self.de.peek() {
-            Some(b']') => return Ok(None),
-            Some(b',') if !self.first => self.de.reader.pos += 1,
-            _ if self.first => {}
-            _ => return Err(self.de.fail("expected ',' or ']' in an array")),
+        if !self.next()? {
+            return Ok(None);
         }
-        self.first = false;
         seed.deserialize(&mut *self.de).map(Some)
     }
+}
+
+/// A member's key and the `:` after it.
+fn key_seed<'de, K: DeserializeSeed<'de>>(de: &mut Deserializer<'de>, seed: K) -> Result<K::Value, HandOverError> {
+    if de.peek() != Some(b'"') {
+        return Err(de.fail(parser::KEY));
+    }
+    let key = seed.deserialize(Key { de: &mut *de })?;
+    de.eat(b':', parser::COLON)?;
+    Ok(key)
 }
 
 macro_rules! key_from_string {
@@ -457,11 +457,7 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), HandOverError> {
-        if self.de.peek() != Some(b'"') {
-            return Err(self.de.fail("expected a quoted key naming the variant"));
-        }
-        let variant = seed.deserialize(Key { de: &mut *self.de })?;
-        self.de.eat(b':', "expected ':' after a key")?;
+        let variant = key_seed(self.de, seed)?;
         Ok((variant, self))
     }
 }

@@ -119,7 +119,7 @@ pub(crate) fn read_value(
 
 /// An integer of up to 18 digits, summed directly (no overflow possible).
 #[inline]
-fn small_integer(text: &str) -> Option<i64> {
+pub(crate) fn small_integer(text: &str) -> Option<i64> {
     let (negative, digits) = match text.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, text),
