@@ -8,8 +8,10 @@
 //! - Numbers: every accepted number is handed over as the standard library's
 //!   correctly rounded reading of its digits (the oracle), integers as
 //!   integers.
-//! - The verdict serialized (its value walked from the vouched text) is
-//!   byte for byte `to_json_string(&verdict.to_json())`.
+//! - The verdict serialized (its value walked from the vouched text) and
+//!   written by `Verdict::write_json` (copied from it) are byte for byte
+//!   `to_json_string(&verdict.to_json())`, on these and on every reply of
+//!   JSONTestSuite that JSON accepts.
 //! - A type that disagrees with the contract is refused, `wrong_type`, at the
 //!   path of the value that did not fit.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -37,7 +39,14 @@ fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
     // is the verdict written from its tree, byte for byte.
     let verdict = c.check(raw);
     let written = vouch::to_json_string(&verdict);
+    // And written straight from the text by `write_json`, before and after the tree is built.
+    let mut fast = Vec::new();
+    verdict.write_json(&mut fast);
+    assert_eq!(String::from_utf8_lossy(&fast), written, "write_json: {:?}", String::from_utf8_lossy(raw));
     assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "{:?}", String::from_utf8_lossy(raw));
+    fast.clear();
+    verdict.write_json(&mut fast);
+    assert_eq!(String::from_utf8_lossy(&fast), written, "write_json with the tree: {:?}", String::from_utf8_lossy(raw));
     let Verdict::Accepted(a) = c.check(raw) else { return 0 };
     let handed: Value = a.deserialize().unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(raw)));
     assert_eq!(&handed, a.value(), "deserialize vs value(): {:?}", String::from_utf8_lossy(raw));
@@ -251,4 +260,24 @@ fn the_documented_mismatch_reads_as_documented() {
         doc.contains(&format!("``{}``", shown.replace("handover::vtyped", "vtyped"))),
         "docs/contract.md does not show: {shown}"
     );
+}
+
+/// Every reply of JSONTestSuite's `test_parsing` (escapes, surrogate pairs,
+/// exponents, `-0`, deep nesting, white space of every kind): accepted by a
+/// contract that takes any JSON, its verdict is written by `write_json` as
+/// by the serializer, and its three readings agree.
+#[test]
+fn json_test_suite_replies_are_written_as_the_serializer_writes_them() {
+    let Some(dir) = common::shared_dir("suites/json-test-suite/test_parsing") else { return };
+    let any = Contract::from_json_str("{}").unwrap();
+    let (mut files, mut accepted) = (0, 0);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for path in paths {
+        let raw = std::fs::read(&path).unwrap();
+        files += 1;
+        accepted += three_readings_agree(&any, &raw);
+    }
+    common::figure(&format!("handover, JSONTestSuite: {files} files, {accepted} accepted, written two ways equal"));
+    assert!(files > 300 && accepted > 90, "{files} files, {accepted} accepted");
 }
