@@ -1,10 +1,12 @@
 //! `vouch batch`: a whole file of replies, one verdict per line, in order,
 //! on every core, in constant memory.
 //!
-//! A reader thread cuts the input into chunks bounded in lines and bytes and
-//! hands them over a bounded channel; the main thread checks each chunk in
-//! parallel (rayon keeps the order) and writes it out. At most a few chunks
-//! are alive at once, whatever the file's size.
+//! The input is cut into chunks bounded in lines and bytes. Reading the
+//! next chunk, checking this one (in groups of lines, on every worker;
+//! rayon keeps the order) and writing the last one's output are tasks of
+//! one pool, so `--threads N` is N threads doing all the work, and at most
+//! two chunks (and their output) are alive at once, whatever the file's
+//! size.
 //!
 //! A line is bounded before it is parsed: one longer than
 //! [`line_limit`] (twice the contract's `max_bytes`, plus 1 KiB: room for
@@ -12,13 +14,21 @@
 //! it) is an input error with its line number, read to its newline and
 //! discarded without being kept, and the run goes on. Each line is read
 //! with the core's strict reader (`vouch::read_json`), as a reply is: a
-//! repeated key anywhere in a line is an input error, never resolved.
+//! repeated key anywhere in a line is an input error, never resolved. The
+//! common line (the reply, and scalar fields beside it) is read without a
+//! tree first, and taken only where that reading gives the same output
+//! (see [`plain_line`]).
+//!
+//! The workers write each output line straight from the vouched text
+//! ([`vouch::Verdict::write_json`]), a group of lines into one buffer; the
+//! buffers of input chunks and of output groups are handed back and used
+//! again, so a run of any length touches the same few megabytes.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -30,8 +40,8 @@ use crate::load::{self, EXIT_USAGE};
 /// Lines per chunk, and bytes per chunk: whichever comes first.
 const CHUNK_LINES: usize = 2048;
 const CHUNK_BYTES: usize = 4 << 20;
-/// Chunks read ahead of the one being checked.
-const READ_AHEAD: usize = 2;
+/// Lines a worker checks and writes into one buffer.
+const GROUP_LINES: usize = 32;
 
 /// Exit code when some input lines were not valid JSON Lines input.
 const EXIT_BROKEN: u8 = 4;
@@ -66,12 +76,18 @@ pub struct Args {
     threads: Option<usize>,
 }
 
-/// One input line: its number and bytes.
+/// A chunk of input lines, their bytes in one buffer.
+struct Chunk {
+    data: Vec<u8>,
+    lines: Vec<Line>,
+}
+
+/// One input line: its number and where its bytes are in the chunk.
 struct Line {
     number: usize,
-    /// The line as read (UTF-8 is checked on the workers, not the reader);
-    /// empty for a line over the limit.
-    raw: Vec<u8>,
+    /// The line as read, in [`Chunk::data`] (UTF-8 is checked on the
+    /// workers, not the reader); empty for a line over the limit.
+    raw: std::ops::Range<usize>,
     bytes: usize,
     /// The line was longer than the limit (this many bytes, without its
     /// newline): discarded unread.
@@ -87,13 +103,15 @@ fn line_limit(max_bytes: usize) -> usize {
     max_bytes.saturating_mul(2).saturating_add(1024)
 }
 
-/// Read one line into `buf` (its newline and a `\r` before it dropped),
-/// keeping at most `limit` bytes of it: `None` at the end of the input,
-/// else the bytes read (newline included) and, for a line over the limit,
-/// its length without the newline — then `buf` is empty, and the rest of
-/// the line was read and discarded a buffer at a time, never kept.
+/// Read one line onto the end of `buf` (its newline and a `\r` before it
+/// dropped), keeping at most `limit` bytes of it: `None` at the end of the
+/// input, else the bytes read (newline included) and, for a line over the
+/// limit, its length without the newline — then nothing of it is kept in
+/// `buf`, and the rest of the line was read and discarded a buffer at a
+/// time.
 fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::Result<Option<(usize, Option<usize>)>> {
     let (mut read, mut over, mut ended) = (0usize, false, false);
+    let start = buf.len();
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
@@ -110,11 +128,11 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::
         if !over {
             let content = available.get(..used).unwrap_or_default();
             let content = content.strip_suffix(b"\n").unwrap_or(content);
-            if buf.len() + content.len() > limit.saturating_add(1) {
+            if buf.len() - start + content.len() > limit.saturating_add(1) {
                 // Over the limit (a `\r` before the newline aside): drop
                 // what was kept, count the rest as it goes by.
                 over = true;
-                *buf = Vec::new();
+                buf.truncate(start);
             } else {
                 buf.extend_from_slice(content);
             }
@@ -129,20 +147,40 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::
     if read == 0 {
         return Ok(None);
     }
-    if buf.last() == Some(&b'\r') {
+    if !over && buf.len() > start && buf.last() == Some(&b'\r') {
         buf.pop();
     }
-    if buf.len() > limit {
+    if buf.len() - start > limit {
         over = true;
-        *buf = Vec::new();
+        buf.truncate(start);
     }
     Ok(Some((read, over.then(|| read - usize::from(ended)))))
 }
 
 /// What one line came to.
-enum Outcome {
-    Verdict { carried: Map<String, Value>, verdict: Verdict },
+enum Outcome<'a> {
+    Verdict { carried: Carried<'a>, verdict: Verdict },
     Broken(String),
+}
+
+/// The fields of an input line carried into its output line, in order.
+enum Carried<'a> {
+    /// Read by the core's reader (a line with a nested or fractional field).
+    Read(Map<String, Value>),
+    /// Strings, integers, booleans and nulls, borrowed from the line where unescaped.
+    Plain(PlainFieldList<'a>),
+}
+
+/// Fields kept as read, in order.
+type PlainFieldList<'a> = Vec<(Cow<'a, str>, Plain<'a>)>;
+
+/// A scalar field of an input line, as [`Carried::Plain`] keeps it.
+enum Plain<'a> {
+    Str(Cow<'a, str>),
+    Unsigned(u64),
+    Signed(i64),
+    Bool(bool),
+    Null,
 }
 
 #[derive(Default)]
@@ -165,7 +203,7 @@ enum Tally {
 }
 
 impl Tally {
-    fn of(outcome: &Outcome) -> Tally {
+    fn of(outcome: &Outcome<'_>) -> Tally {
         match outcome {
             Outcome::Broken(_) => Tally::Broken,
             Outcome::Verdict { verdict: Verdict::Accepted(a), .. } => {
@@ -260,7 +298,7 @@ const LINE_DEPTH: usize = vouch::Limits::MAX_DEPTH_CAP;
 /// Read one input line into a raw reply and the fields to carry. Its
 /// input errors are worded as `vouch check` words the same problem in a
 /// reply (the core's reader's sentences, the size limit's).
-fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
+fn judge<'a>(contract: &Contract, field: &str, line: &Line, raw: &'a [u8]) -> Outcome<'a> {
     if let Some(len) = line.over {
         let limit = line_limit(contract.limits().max_bytes);
         return Outcome::Broken(format!(
@@ -268,10 +306,10 @@ fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
             line.number
         ));
     }
-    let text = match std::str::from_utf8(&line.raw) {
+    let text = match std::str::from_utf8(raw) {
         Ok(text) => text,
         Err(e) => {
-            let valid = line.raw.get(..e.valid_up_to()).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
+            let valid = raw.get(..e.valid_up_to()).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
             let column = valid.chars().count() + 1;
             return Outcome::Broken(format!(
                 "line {}: (root): not JSON: invalid UTF-8 at line 1, column {column}",
@@ -279,106 +317,257 @@ fn judge(contract: &Contract, field: &str, line: &Line) -> Outcome {
             ));
         }
     };
+    if let Some((carried, reply)) = plain_line(text, field) {
+        return Outcome::Verdict { carried: Carried::Plain(carried), verdict: contract.check_str(&reply) };
+    }
+    read_line_json(contract, field, line.number, text)
+}
+
+/// A line read by the core's reader, as `vouch check` reads a reply: what
+/// every line not taken by [`plain_line`] gets, and the sentence of every
+/// input error.
+fn read_line_json<'a>(contract: &Contract, field: &str, number: usize, text: &str) -> Outcome<'a> {
     let parsed: Value = match vouch::read_json(text, LINE_DEPTH) {
         Ok(v) => v,
-        Err(e) => return Outcome::Broken(format!("line {}: {}", line.number, e.message)),
+        Err(e) => return Outcome::Broken(format!("line {number}: {}", e.message)),
     };
+    let carried = |fields| Carried::Read(fields);
     match parsed {
-        Value::String(raw) => Outcome::Verdict { carried: Map::new(), verdict: contract.check_str(&raw) },
+        Value::String(raw) => Outcome::Verdict { carried: carried(Map::new()), verdict: contract.check_str(&raw) },
         Value::Object(mut fields) => match fields.shift_remove(field) {
-            Some(Value::String(raw)) => Outcome::Verdict { carried: fields, verdict: contract.check_str(&raw) },
-            Some(_) => Outcome::Broken(format!("line {}: the field {field:?} is not a string", line.number)),
-            None => Outcome::Broken(format!("line {}: no field {field:?}", line.number)),
+            Some(Value::String(raw)) => {
+                Outcome::Verdict { carried: carried(fields), verdict: contract.check_str(&raw) }
+            }
+            Some(_) => Outcome::Broken(format!("line {number}: the field {field:?} is not a string")),
+            None => Outcome::Broken(format!("line {number}: no field {field:?}")),
         },
-        _ => Outcome::Broken(format!("line {}: neither a JSON string nor an object", line.number)),
+        _ => Outcome::Broken(format!("line {number}: neither a JSON string nor an object")),
     }
 }
 
-/// One output line: the carried fields, `line` and `verdict` (each in the
-/// place of a carried field of that name, else after them), serialized
-/// straight from the verdict: the accepted value is written from the
-/// vouched text, with no tree built and nothing cloned.
-struct OutputLine<'a> {
-    number: usize,
-    outcome: &'a Outcome,
-}
+/// Most fields a line read by [`plain_line`] may have.
+const PLAIN_FIELDS: usize = 32;
 
-impl serde::Serialize for OutputLine<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        match self.outcome {
-            Outcome::Verdict { carried, verdict } => {
-                let mut map = serializer.serialize_map(None)?;
-                for (k, v) in carried {
-                    match k.as_str() {
-                        "line" => map.serialize_entry(k, &self.number)?,
-                        "verdict" => map.serialize_entry(k, verdict)?,
-                        _ => map.serialize_entry(k, v)?,
-                    }
-                }
-                if !carried.contains_key("line") {
-                    map.serialize_entry("line", &self.number)?;
-                }
-                if !carried.contains_key("verdict") {
-                    map.serialize_entry("verdict", verdict)?;
-                }
-                map.end()
-            }
-            Outcome::Broken(why) => json!({"line": self.number, "input_error": why}).serialize(serializer),
+/// The common line, read without building a tree: a JSON string, or an
+/// object of at most [`PLAIN_FIELDS`] distinct keys whose values are
+/// strings, integers, booleans or nulls, with `field` a string among them.
+/// Its fields (but `field`) and the reply, borrowed where unescaped. `None`
+/// for any other line, which [`read_line_json`] then reads: this reader
+/// only ever takes a line the core's reader reads to the same fields (the
+/// test `plain_lines_read_as_the_core_reads_them`), and words no error.
+fn plain_line<'a>(text: &'a str, field: &str) -> Option<(PlainFieldList<'a>, Cow<'a, str>)> {
+    let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if first == b'"' {
+        let reply: Plain<'a> = serde_json::from_str(text).ok()?;
+        return match reply {
+            Plain::Str(reply) => Some((Vec::new(), reply)),
+            _ => None,
+        };
+    }
+    let PlainFields(mut fields) = serde_json::from_str(text).ok()?;
+    for (i, (key, _)) in fields.iter().enumerate() {
+        if fields.get(..i)?.iter().any(|(k, _)| k == key) {
+            return None;
         }
+    }
+    let at = fields.iter().position(|(k, _)| k == field)?;
+    match fields.remove(at) {
+        (_, Plain::Str(reply)) => Some((fields, reply)),
+        _ => None,
     }
 }
 
-/// Write the output lines on a thread of their own, in the order received,
-/// so the workers check the next chunk while this one is written.
-fn spawn_writer(
-    mut out: Box<dyn Write + Send>,
-) -> (mpsc::SyncSender<Vec<String>>, std::thread::JoinHandle<io::Result<()>>) {
-    let (tx, rx) = mpsc::sync_channel::<Vec<String>>(READ_AHEAD);
-    let handle = std::thread::spawn(move || {
-        for texts in rx {
-            for text in texts {
-                out.write_all(text.as_bytes())?;
-                out.write_all(b"\n")?;
+/// An object's fields as [`plain_line`] reads them (an error for anything else).
+struct PlainFields<'a>(PlainFieldList<'a>);
+
+impl<'de> serde::Deserialize<'de> for PlainFields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = PlainFields<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut fields = Vec::new();
+                while let Some(key) = map.next_key::<Plain<'de>>()? {
+                    let Plain::Str(key) = key else { return Err(serde::de::Error::custom("a key")) };
+                    if fields.len() == PLAIN_FIELDS {
+                        return Err(serde::de::Error::custom("too many fields"));
+                    }
+                    fields.push((key, map.next_value()?));
+                }
+                Ok(PlainFields(fields))
             }
         }
-        out.flush()
-    });
-    (tx, handle)
+        deserializer.deserialize_map(Fields)
+    }
 }
 
-/// Cut the input into bounded chunks on a reader thread.
-fn spawn_reader(input: Box<dyn Read + Send>, limit: usize) -> mpsc::Receiver<io::Result<Vec<Line>>> {
-    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
-    std::thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(1 << 20, input);
-        let mut number = 0;
-        loop {
-            let mut chunk = Vec::with_capacity(CHUNK_LINES);
-            let mut bytes = 0;
-            while chunk.len() < CHUNK_LINES && bytes < CHUNK_BYTES {
-                let mut buf = Vec::new();
-                match read_line(&mut reader, &mut buf, limit) {
-                    Ok(None) => break,
-                    Ok(Some((n, over))) => {
-                        number += 1;
-                        // A line over the limit is not kept: it does not fill the chunk.
-                        bytes += n.min(limit);
-                        // Invalid UTF-8 on a line is that line's input error, not the end.
-                        chunk.push(Line { number, raw: buf, bytes: n, over });
+impl<'de> serde::Deserialize<'de> for Plain<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Scalar;
+        impl<'de> serde::de::Visitor<'de> for Scalar {
+            type Value = Plain<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, an integer, a boolean or null")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Plain::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Plain::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Plain::Str(Cow::Owned(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Plain::Unsigned(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Plain::Signed(v))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Plain::Bool(v))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Plain::Null)
+            }
+        }
+        deserializer.deserialize_any(Scalar)
+    }
+}
+
+/// Append one output line (and its newline) to `out`: the carried fields,
+/// `line` and `verdict` (each in the place of a carried field of that name,
+/// else after them), the verdict written from the vouched text
+/// ([`Verdict::write_json`]): no tree built, nothing cloned.
+fn write_output_line(number: usize, outcome: &Outcome<'_>, out: &mut Vec<u8>) {
+    match outcome {
+        Outcome::Verdict { carried, verdict } => {
+            out.push(b'{');
+            // A carried field named `line` or `verdict` is written as that, in its place.
+            let entry = |out: &mut Vec<u8>, key: &str, write: &mut dyn FnMut(&mut Vec<u8>)| {
+                if out.last() != Some(&b'{') {
+                    out.push(b',');
+                }
+                write_str(out, key);
+                out.push(b':');
+                match key {
+                    "line" => out.extend_from_slice(itoa::Buffer::new().format(number).as_bytes()),
+                    "verdict" => verdict.write_json(out),
+                    _ => write(out),
+                }
+            };
+            let has = |name: &str| match carried {
+                Carried::Read(fields) => fields.contains_key(name),
+                Carried::Plain(fields) => fields.iter().any(|(k, _)| k == name),
+            };
+            let (line, verdict_carried) = (has("line"), has("verdict"));
+            match carried {
+                Carried::Read(fields) => {
+                    for (k, v) in fields {
+                        entry(out, k, &mut |out| out.extend_from_slice(vouch::to_json_string(v).as_bytes()));
                     }
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
-                        return;
+                }
+                Carried::Plain(fields) => {
+                    for (k, v) in fields {
+                        entry(out, k, &mut |out| write_plain(out, v));
                     }
                 }
             }
-            if chunk.is_empty() || tx.send(Ok(chunk)).is_err() {
-                return;
+            if !line {
+                entry(out, "line", &mut |_| {});
             }
+            if !verdict_carried {
+                entry(out, "verdict", &mut |_| {});
+            }
+            out.push(b'}');
         }
-    });
-    rx
+        Outcome::Broken(why) => {
+            out.extend_from_slice(vouch::to_json_string(&json!({"line": number, "input_error": why})).as_bytes());
+        }
+    }
+    out.push(b'\n');
+}
+
+/// A string as JSON (serde_json's escaping, which vouch's writer shares).
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    // Writing into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+fn write_plain(out: &mut Vec<u8>, value: &Plain<'_>) {
+    match value {
+        Plain::Str(s) => write_str(out, s),
+        Plain::Unsigned(n) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
+        Plain::Signed(n) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
+        Plain::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Plain::Null => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Read the next chunk of lines into `chunk` (emptied first): `None` at
+/// the end of the input. `number` is the number of the last line read.
+fn read_chunk(
+    reader: &mut impl BufRead,
+    number: &mut usize,
+    limit: usize,
+    mut chunk: Chunk,
+) -> io::Result<Option<Chunk>> {
+    chunk.data.clear();
+    chunk.lines.clear();
+    while chunk.lines.len() < CHUNK_LINES && chunk.data.len() < CHUNK_BYTES {
+        let from = chunk.data.len();
+        let Some((n, over)) = read_line(reader, &mut chunk.data, limit)? else { break };
+        *number += 1;
+        // A line over the limit is not kept: it does not fill the chunk.
+        // Invalid UTF-8 on a line is that line's input error, not the end.
+        chunk.lines.push(Line { number: *number, raw: from..chunk.data.len(), bytes: n, over });
+    }
+    Ok((!chunk.lines.is_empty()).then_some(chunk))
+}
+
+impl Chunk {
+    fn new() -> Self {
+        Self { data: Vec::with_capacity(CHUNK_BYTES + (1 << 16)), lines: Vec::with_capacity(CHUNK_LINES) }
+    }
+}
+
+/// Write a chunk's output buffers in order, emptied for use again.
+fn write_texts(out: &mut dyn Write, texts: &mut [Vec<u8>]) -> io::Result<()> {
+    for text in texts {
+        out.write_all(text)?;
+        text.clear();
+    }
+    Ok(())
+}
+
+/// Per group of lines: each line's bytes and tally, and the group's output.
+type Group = (Vec<(usize, Tally)>, Vec<u8>);
+
+/// Check a chunk's lines on the pool, a group of lines written into one
+/// buffer (one of `spare`'s, when there is one).
+fn check_chunk(contract: &Contract, args: &Args, chunk: &Chunk, spare: &mut Vec<Vec<u8>>) -> Vec<Group> {
+    let groups = chunk.lines.chunks(GROUP_LINES).len();
+    let buffers: Vec<Vec<u8>> = (0..groups).map(|_| spare.pop().unwrap_or_default()).collect();
+    chunk
+        .lines
+        .par_chunks(GROUP_LINES)
+        .zip(buffers)
+        .map(|(group, mut text)| {
+            let mut tallies = Vec::with_capacity(group.len());
+            for line in group {
+                let raw = chunk.data.get(line.raw.clone()).unwrap_or_default();
+                let outcome = judge(contract, &args.field, line, raw);
+                tallies.push((line.bytes, Tally::of(&outcome)));
+                if !args.summary_only {
+                    write_output_line(line.number, &outcome, &mut text);
+                }
+            }
+            (tallies, text)
+        })
+        .collect()
 }
 
 fn progress(args: &Args, total: Option<u64>) -> Option<indicatif::ProgressBar> {
@@ -432,7 +621,7 @@ pub fn run(args: &Args) -> u8 {
         },
         (None, false) => Box::new(BufWriter::with_capacity(1 << 20, crate::output::Stdout)),
     };
-    let (write, writer) = spawn_writer(out);
+    let mut out = out;
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build() {
         Ok(p) => p,
         Err(e) => {
@@ -443,46 +632,66 @@ pub fn run(args: &Args) -> u8 {
     let bar = progress(args, total);
     let started = Instant::now();
     let mut summary = Summary::default();
-    for chunk in spawn_reader(input, line_limit(contract.limits().max_bytes)) {
-        let chunk = match chunk {
-            Ok(c) => c,
+    let limit = line_limit(contract.limits().max_bytes);
+    let mut reader = BufReader::with_capacity(1 << 20, input);
+    let mut number = 0;
+    // Reading the next chunk, checking this one and writing the last one's
+    // output are tasks on the same pool: `--threads N` is N threads doing
+    // all the work, and only the writing waits for the order.
+    let mut spare_chunk = Chunk::new();
+    let mut spare_texts: Vec<Vec<u8>> = Vec::new();
+    let mut texts: Vec<Vec<u8>> = Vec::new();
+    let mut next = read_chunk(&mut reader, &mut number, limit, Chunk::new());
+    loop {
+        let chunk = match next {
+            Ok(Some(c)) => c,
+            Ok(None) => break,
             Err(e) => {
                 eprintln!("vouch: cannot read the input: {e}");
+                // What was checked before is still written.
+                let _ = write_texts(&mut *out, &mut texts).and_then(|()| out.flush());
                 return EXIT_USAGE;
             }
         };
-        // Check and serialize on the workers; only writing stays in order here.
-        let results: Vec<(usize, Tally, Option<String>)> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|line| {
-                    let outcome = judge(&contract, &args.field, line);
-                    let tally = Tally::of(&outcome);
-                    let text = (!args.summary_only)
-                        .then(|| vouch::to_json_string(&OutputLine { number: line.number, outcome: &outcome }));
-                    (line.bytes, tally, text)
-                })
-                .collect()
+        let (read, (results, wrote)) = pool.install(|| {
+            rayon::join(
+                || {
+                    read_chunk(
+                        &mut reader,
+                        &mut number,
+                        limit,
+                        std::mem::replace(&mut spare_chunk, Chunk { data: Vec::new(), lines: Vec::new() }),
+                    )
+                },
+                || {
+                    rayon::join(
+                        || check_chunk(&contract, args, &chunk, &mut spare_texts),
+                        || write_texts(&mut *out, &mut texts),
+                    )
+                },
+            )
         });
-        drop(chunk);
-        let mut texts = Vec::with_capacity(results.len());
-        for (bytes, tally, text) in results {
-            summary.add(tally, bytes);
-            if let Some(b) = &bar {
-                b.inc(bytes as u64);
-            }
-            texts.extend(text);
+        if wrote.is_err() {
+            eprintln!("vouch: writing the output failed");
+            return EXIT_USAGE;
         }
-        // The writer ends only on an error: then stop.
-        if write.send(texts).is_err() {
-            break;
+        next = read;
+        spare_chunk = chunk;
+        spare_texts.append(&mut texts);
+        for (tallies, text) in results {
+            for (bytes, tally) in tallies {
+                summary.add(tally, bytes);
+                if let Some(b) = &bar {
+                    b.inc(bytes as u64);
+                }
+            }
+            texts.push(text);
         }
         if let Some(b) = &bar {
             b.set_message(format!("{} lines, {} refused", summary.lines, summary.refused));
         }
     }
-    drop(write);
-    if !writer.join().is_ok_and(|written| written.is_ok()) {
+    if write_texts(&mut *out, &mut texts).and_then(|()| out.flush()).is_err() {
         eprintln!("vouch: writing the output failed");
         return EXIT_USAGE;
     }
@@ -497,4 +706,104 @@ pub fn run(args: &Args) -> u8 {
         eprint!("{text}");
     }
     summary.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+    use super::*;
+
+    /// The output line of `text`, read by `plain_line` (when it takes it)
+    /// and by the core's reader.
+    fn both_ways(contract: &Contract, text: &str) -> (Option<Vec<u8>>, Vec<u8>) {
+        let fast = plain_line(text, "raw").map(|(carried, reply)| {
+            let outcome = Outcome::Verdict { carried: Carried::Plain(carried), verdict: contract.check_str(&reply) };
+            let mut out = Vec::new();
+            write_output_line(7, &outcome, &mut out);
+            out
+        });
+        let mut read = Vec::new();
+        write_output_line(7, &read_line_json(contract, "raw", 7, text), &mut read);
+        (fast, read)
+    }
+
+    /// Lines made of every JSONTestSuite parsing case (one-line ones) in
+    /// the places a batch line holds values, and lines made by hand around
+    /// what the two readers could take differently: `plain_line` takes a
+    /// line only where the core's reader reads it to the very same output.
+    #[test]
+    fn plain_lines_read_as_the_core_reads_them() {
+        let contract = Contract::from_json_str(r#"{"type": "object"}"#).unwrap();
+        let mut lines: Vec<String> = [
+            r#""{}""#,
+            r#"  "{\"a\": 1}"  "#,
+            r#"{"raw": "{}", "id": 1, "n": -3, "ok": true, "no": null, "s": "a\u00e9\n"}"#,
+            r#"{"raw": "{}", "raw": "{}"}"#,
+            r#"{"raw": "{}", "id": 1, "id": 2}"#,
+            r#"{"r\u0061w": "{}", "id": "x"}"#,
+            r#"{"raw": "{}", "id": -0}"#,
+            r#"{"raw": "{}", "id": 1.0}"#,
+            r#"{"raw": "{}", "id": 1e2}"#,
+            r#"{"raw": "{}", "id": 18446744073709551615}"#,
+            r#"{"raw": "{}", "id": 18446744073709551616}"#,
+            r#"{"raw": "{}", "id": -9223372036854775808}"#,
+            r#"{"raw": "{}", "id": -9223372036854775809}"#,
+            r#"{"raw": "{}", "id": "\ud800"}"#,
+            r#"{"raw": "{}", "id": "\ud83d\ude00"}"#,
+            r#"{"raw": "\ud800"}"#,
+            "\u{feff}{\"raw\": \"{}\"}",
+            r#"{"raw": "{}", "line": "old", "verdict": 3}"#,
+            r#"{"raw": 1}"#,
+            r#"{"id": 1}"#,
+            r#"{"raw": "{}", "nested": {"a": 1, "a": 2}}"#,
+            r#"{"raw": "{}",}"#,
+            r#"["{}"]"#,
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let many: String = (0..40).map(|i| format!("\"k{i}\": {i}, ")).collect();
+        lines.push(format!("{{{many}\"raw\": \"{{}}\"}}"));
+        let suite = std::env::var_os("VOUCH_SHARED")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+            .join("suites/json-test-suite/test_parsing");
+        match std::fs::read_dir(&suite) {
+            Ok(entries) => {
+                for entry in entries {
+                    let Ok(text) = String::from_utf8(std::fs::read(entry.unwrap().path()).unwrap()) else { continue };
+                    if text.contains(['\n', '\r']) {
+                        continue;
+                    }
+                    lines.push(text.clone());
+                    // Most cases are one value in an array: that value too, in a line's places.
+                    let inner = text.trim().strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or("");
+                    if !inner.trim().is_empty() {
+                        lines.push(format!(r#"{{"raw": "{{}}", "k": {inner}}}"#));
+                        lines.push(format!(r#"{{"raw": {inner}, "k": 0}}"#));
+                        lines.push(format!(r#"{{{inner}: true, "raw": "{{}}"}}"#));
+                    }
+                    lines.push(format!(r#"{{"raw": "{{}}", "k": {text}}}"#));
+                    lines.push(format!(r#"{{"k": {text}, "raw": "{{\"a\": 1}}"}}"#));
+                    lines.push(format!(r#"{{"raw": {text}}}"#));
+                    lines.push(format!(r#"{{{text}: 1, "raw": "{{}}"}}"#));
+                }
+            }
+            Err(e) => {
+                let msg = format!("SHARED DATA MISSING: {} ({e})", suite.display());
+                assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{msg}");
+                eprintln!("\n!!!!! {msg}: SKIPPING THE SUITE'S LINES !!!!!\n");
+            }
+        }
+        let mut taken = 0;
+        for text in &lines {
+            let (fast, read) = both_ways(&contract, text);
+            if let Some(fast) = fast {
+                taken += 1;
+                assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&read), "{text}");
+            }
+        }
+        println!("batch lines: {} lines, {taken} read without a tree, each as the core's reader reads it", lines.len());
+        assert!(taken >= 10, "{taken}");
+    }
 }
