@@ -38,10 +38,13 @@ use vouch::{Contract, Verdict};
 use crate::load::{self, EXIT_USAGE};
 
 /// Lines per chunk, and bytes per chunk: whichever comes first.
-const CHUNK_LINES: usize = 2048;
+const CHUNK_LINES: usize = 16384;
 const CHUNK_BYTES: usize = 4 << 20;
-/// Lines a worker checks and writes into one buffer.
-const GROUP_LINES: usize = 32;
+/// A group of lines a worker checks and writes into one buffer: this many
+/// bytes of input, or this many lines, whichever comes first (small enough
+/// that a chunk of long lines still makes groups for every worker).
+const GROUP_BYTES: usize = 48 << 10;
+const GROUP_LINES: usize = 128;
 
 /// Exit code when some input lines were not valid JSON Lines input.
 const EXIT_BROKEN: u8 = 4;
@@ -220,6 +223,19 @@ impl Tally {
 }
 
 impl Summary {
+    fn merge(&mut self, other: Summary) {
+        self.lines += other.lines;
+        self.accepted += other.accepted;
+        self.repaired += other.repaired;
+        self.with_findings += other.with_findings;
+        self.refused += other.refused;
+        self.broken += other.broken;
+        self.bytes += other.bytes;
+        for (code, n) in other.by_code {
+            *self.by_code.entry(code).or_default() += n;
+        }
+    }
+
     fn add(&mut self, tally: Tally, bytes: usize) {
         self.lines += 1;
         self.bytes += bytes as u64;
@@ -543,29 +559,40 @@ fn write_texts(out: &mut dyn Write, texts: &mut [Vec<u8>]) -> io::Result<()> {
     Ok(())
 }
 
-/// Per group of lines: each line's bytes and tally, and the group's output.
-type Group = (Vec<(usize, Tally)>, Vec<u8>);
+/// The lines of a chunk cut into groups (see [`GROUP_BYTES`]).
+fn groups(lines: &[Line]) -> Vec<&[Line]> {
+    let mut groups = Vec::new();
+    let (mut from, mut bytes) = (0, 0);
+    for (i, line) in lines.iter().enumerate() {
+        bytes += line.raw.len();
+        if bytes >= GROUP_BYTES || i + 1 - from >= GROUP_LINES {
+            groups.extend(lines.get(from..=i));
+            (from, bytes) = (i + 1, 0);
+        }
+    }
+    groups.extend(lines.get(from..).filter(|rest| !rest.is_empty()));
+    groups
+}
 
-/// Check a chunk's lines on the pool, a group of lines written into one
-/// buffer (one of `spare`'s, when there is one).
-fn check_chunk(contract: &Contract, args: &Args, chunk: &Chunk, spare: &mut Vec<Vec<u8>>) -> Vec<Group> {
-    let groups = chunk.lines.chunks(GROUP_LINES).len();
-    let buffers: Vec<Vec<u8>> = (0..groups).map(|_| spare.pop().unwrap_or_default()).collect();
-    chunk
-        .lines
-        .par_chunks(GROUP_LINES)
+/// Check a chunk's lines on the pool, a group of lines into one summary
+/// and one output buffer (one of `spare`'s, when there is one).
+fn check_chunk(contract: &Contract, args: &Args, chunk: &Chunk, spare: &mut Vec<Vec<u8>>) -> Vec<(Summary, Vec<u8>)> {
+    let groups = groups(&chunk.lines);
+    let buffers: Vec<Vec<u8>> = groups.iter().map(|_| spare.pop().unwrap_or_default()).collect();
+    groups
+        .into_par_iter()
         .zip(buffers)
         .map(|(group, mut text)| {
-            let mut tallies = Vec::with_capacity(group.len());
+            let mut summary = Summary::default();
             for line in group {
                 let raw = chunk.data.get(line.raw.clone()).unwrap_or_default();
                 let outcome = judge(contract, &args.field, line, raw);
-                tallies.push((line.bytes, Tally::of(&outcome)));
+                summary.add(Tally::of(&outcome), line.bytes);
                 if !args.summary_only {
                     write_output_line(line.number, &outcome, &mut text);
                 }
             }
-            (tallies, text)
+            (summary, text)
         })
         .collect()
 }
@@ -678,13 +705,11 @@ pub fn run(args: &Args) -> u8 {
         next = read;
         spare_chunk = chunk;
         spare_texts.append(&mut texts);
-        for (tallies, text) in results {
-            for (bytes, tally) in tallies {
-                summary.add(tally, bytes);
-                if let Some(b) = &bar {
-                    b.inc(bytes as u64);
-                }
+        for (group, text) in results {
+            if let Some(b) = &bar {
+                b.inc(group.bytes);
             }
+            summary.merge(group);
             texts.push(text);
         }
         if let Some(b) = &bar {
