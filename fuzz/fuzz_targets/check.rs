@@ -3,9 +3,11 @@
 //! contains), enums, ranges, patterns, formats, anyOf/oneOf, if/then/else,
 //! `$ref` recursion and `x-vouch` repairs with fence and prose unwrapping.
 //!
-//! Properties: no panic; the single pass gives the full path's verdict byte for
-//! byte; an accepted value checked again (as compact JSON and
-//! as a value) is accepted unchanged with no repairs.
+//! Properties: no panic; the verdict written by the serializer, by
+//! `Verdict::write_json` and from its tree is the same bytes; the single
+//! pass gives the full path's verdict byte for byte; an accepted value
+//! checked again (as compact JSON and as a value) is accepted unchanged
+//! with no repairs.
 #![no_main]
 
 mod common;

@@ -28,6 +28,10 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     // Written straight from the vouched text (before any tree is built), the
     // verdict is the one written from its tree.
     let written = vouch::to_json_string(&verdict);
+    // And copied from the vouched text by `write_json`, the same bytes.
+    let mut copied = Vec::new();
+    verdict.write_json(&mut copied);
+    assert_eq!(copied, written.as_bytes(), "write_json differs from the serializer");
     assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "the verdict written two ways differs");
     if let Verdict::Accepted(a) = &verdict {
         // The hand-over walks the vouched text into the very value vouch checked.
