@@ -4,7 +4,8 @@
 //! `$ref` recursion and `x-vouch` repairs with fence and prose unwrapping.
 //!
 //! Properties: no panic; the verdict written by the serializer, by
-//! `Verdict::write_json` and from its tree is the same bytes; the single
+//! `Verdict::write_json` and from its tree is the same bytes; `check_as`'s
+//! one walk takes only what the check accepts as sent; the single
 //! pass gives the full path's verdict byte for byte; an accepted value
 //! checked again (as compact JSON and as a value) is accepted unchanged
 //! with no repairs.

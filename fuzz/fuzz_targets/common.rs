@@ -33,6 +33,15 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     verdict.write_json(&mut copied);
     assert_eq!(copied, written.as_bytes(), "write_json differs from the serializer");
     assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "the verdict written two ways differs");
+    // check_as's one walk takes only what the check accepts as sent, as its value.
+    match (&verdict, contract.__check_as_in_one_walk::<serde_json::Value>(raw)) {
+        (Verdict::Refused(_), Some(w)) => panic!("the one walk took {w}, the check refuses {:?}", String::from_utf8_lossy(raw)),
+        (Verdict::Accepted(a), Some(w)) => {
+            assert!(a.repairs.is_empty(), "the one walk took a reply the check repaired");
+            assert_eq!(&w, a.value(), "the one walk reads another value");
+        }
+        _ => {}
+    }
     if let Verdict::Accepted(a) = &verdict {
         // The hand-over walks the vouched text into the very value vouch checked.
         let handed: serde_json::Value = a.deserialize().expect("an accepted value hands over as a Value");
@@ -243,6 +252,38 @@ const MIXED: &str = r#"{
   "x-vouch": {"unwrap": ["prose"], "repair": ["drop_invalid_items", "default_if_invalid"], "default": []}
 }"#;
 
+/// No repair, finding or unwrap: the contracts `check_as` checks in one
+/// walk (declared, required and closed members, member and item counts,
+/// prefix items, enums, bounds, lengths, a pattern, a format, `multipleOf`,
+/// `anyOf`, `$ref`, integers past 2^53).
+const STRICT: &str = r##"{
+  "$defs": {"code": {"type": "string", "pattern": "^[A-Z]{2}$"}},
+  "type": "object",
+  "properties": {
+    "verdict": {"enum": ["eligible", "maybe", "not_eligible"]},
+    "score": {"type": "integer", "minimum": 0, "maximum": 100},
+    "big": {"type": "integer"},
+    "ratio": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "multipleOf": 0.25},
+    "summary": {"type": "string", "minLength": 1, "maxLength": 40},
+    "day": {"type": "string", "format": "date"},
+    "country": {"$ref": "#/$defs/code"},
+    "either": {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]},
+    "pair": {"type": "array", "prefixItems": [{"type": "boolean"}, {"type": ["string", "null"]}], "items": false},
+    "items": {
+      "type": "array", "minItems": 1, "maxItems": 4,
+      "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "n": {"type": "number"}},
+        "required": ["name"],
+        "minProperties": 1, "maxProperties": 2,
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["verdict", "summary"],
+  "additionalProperties": false
+}"##;
+
 /// Anything at all, behind both unwraps.
 const ANY_UNWRAPPED: &str = r#"{"x-vouch": {"unwrap": ["fence", "prose"]}}"#;
 
@@ -250,7 +291,7 @@ const ANY_UNWRAPPED: &str = r#"{"x-vouch": {"unwrap": ["fence", "prose"]}}"#;
 pub fn contracts() -> &'static [Contract] {
     static C: OnceLock<Vec<Contract>> = OnceLock::new();
     C.get_or_init(|| {
-        [PLATE, ELIGIBILITY, ORDER, TREE, MIXED, ANY_UNWRAPPED]
+        [PLATE, ELIGIBILITY, ORDER, TREE, MIXED, ANY_UNWRAPPED, STRICT]
             .iter()
             .map(|text| {
                 Contract::from_json_str(text).unwrap_or_else(|e| panic!("fuzz contract does not compile: {e}\n{text}"))

@@ -85,8 +85,8 @@ impl de::Error for HandOverError {
 /// accepted value gives) is an error, never a panic, and nesting past
 /// `max_depth` is refused rather than recursed into.
 pub(crate) struct Deserializer<'de> {
-    text: &'de str,
-    reader: Parser<'de>,
+    pub(crate) text: &'de str,
+    pub(crate) reader: Parser<'de>,
     /// Levels of nesting still allowed.
     depth_left: usize,
 }
@@ -117,13 +117,13 @@ impl<'de> Deserializer<'de> {
         <HandOverError as de::Error>::custom(what).placed(self.text, self.reader.pos)
     }
 
-    fn peek(&mut self) -> Option<u8> {
+    pub(crate) fn peek(&mut self) -> Option<u8> {
         self.reader.skip_ws();
         self.reader.peek()
     }
 
     /// Past `b` (white space before it skipped), or an error.
-    fn eat(&mut self, b: u8, what: &str) -> Result<(), HandOverError> {
+    pub(crate) fn eat(&mut self, b: u8, what: &str) -> Result<(), HandOverError> {
         if self.peek() == Some(b) {
             self.reader.pos += 1;
             Ok(())
@@ -157,12 +157,17 @@ impl<'de> Deserializer<'de> {
     }
 
     /// One level less, run on a stack that cannot overflow.
-    fn nested<R>(&mut self, f: impl FnOnce(&mut Self) -> Result<R, HandOverError>) -> Result<R, HandOverError> {
+    pub(crate) fn nested<R>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<R, HandOverError>,
+    ) -> Result<R, HandOverError> {
         let Some(left) = self.depth_left.checked_sub(1) else {
             return Err(self.fail("nested deeper than the contract's max_depth"));
         };
         self.depth_left = left;
-        let out = crate::deeper(|| f(self));
+        // The stack is looked at every few levels: a look costs more than a
+        // level, and the red zone `deeper` keeps holds many levels' frames.
+        let out = if left % 8 == 0 { crate::deeper(|| f(self)) } else { f(self) };
         self.depth_left = left + 1;
         out
     }

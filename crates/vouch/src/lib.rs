@@ -55,6 +55,7 @@ mod equal;
 mod export;
 mod findings;
 mod format;
+mod guided;
 mod handover;
 mod node;
 mod pattern;

@@ -16,6 +16,8 @@
 //!   path of the value that did not fit.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+#[path = "../../../bench/types/bench_types.rs"]
+mod bench_types;
 mod common;
 #[path = "../examples/eligibility.rs"]
 #[allow(dead_code)]
@@ -33,6 +35,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use vouch::{Contract, Verdict};
 
+thread_local! {
+    /// Accepted replies the one-walk path of `check_as` took, on this thread.
+    static ONE_WALK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The three readings of an accepted reply agree; the count of accepted ones.
 fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
     // The verdict written from the vouched text (before any tree is built)
@@ -47,7 +54,20 @@ fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
     fast.clear();
     verdict.write_json(&mut fast);
     assert_eq!(String::from_utf8_lossy(&fast), written, "write_json with the tree: {:?}", String::from_utf8_lossy(raw));
-    let Verdict::Accepted(a) = c.check(raw) else { return 0 };
+    // The one-walk path of `check_as` takes only what the check accepts as
+    // sent, as the same value (the fail-closed oracle: `check`).
+    let walked = c.__check_as_in_one_walk::<Value>(raw);
+    let Verdict::Accepted(a) = c.check(raw) else {
+        assert!(walked.is_none(), "the one walk took a reply the check refuses: {:?}", String::from_utf8_lossy(raw));
+        let Err(refused) = c.check_as::<Value>(raw) else { panic!("check_as accepted what check refused") };
+        assert_eq!(refused.problems, verdict.problems(), "check_as refuses otherwise");
+        return 0;
+    };
+    if let Some(w) = &walked {
+        assert!(a.repairs.is_empty() && a.findings.is_empty(), "the one walk took a repaired reply");
+        assert_eq!(w, a.value(), "the one walk reads another value: {:?}", String::from_utf8_lossy(raw));
+        ONE_WALK.with(|n| n.set(n.get() + 1));
+    }
     let handed: Value = a.deserialize().unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(raw)));
     assert_eq!(&handed, a.value(), "deserialize vs value(): {:?}", String::from_utf8_lossy(raw));
     let reread: Value = serde_json::from_str(&a.json()).unwrap();
@@ -76,7 +96,11 @@ fn generated_contracts_hand_over_what_they_checked() {
         });
     result.unwrap();
     let accepted = accepted.get();
-    common::figure(&format!("handover, generated: {accepted} accepted replies, three readings equal"));
+    let walked = ONE_WALK.with(std::cell::Cell::get);
+    common::figure(&format!(
+        "handover, generated: {accepted} accepted replies, three readings equal; {walked} taken by check_as in one walk"
+    ));
+    assert!(walked * 10 > accepted, "the one walk took too few to say anything: {walked} of {accepted}");
     assert!(accepted > 300, "too few accepted replies to say anything: {accepted}");
 }
 
@@ -114,6 +138,61 @@ fn example_replies_hand_over_as_their_types() {
     assert!(n >= 4, "{n}");
 }
 
+/// `check_as::<T>` (by its one walk or the usual way) against the check
+/// and `from_value::<T>(value())`: the same value, or both refusing; the
+/// count of replies handed over as `T`.
+fn typed_agree<T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(c: &Contract, raw: &[u8]) -> usize {
+    let via = c.check_as::<T>(raw);
+    match (c.check(raw), via) {
+        (Verdict::Accepted(a), Ok(v)) => {
+            let want: T = serde_json::from_value(a.value().clone()).unwrap();
+            assert_eq!(v.value, want, "{:?}", String::from_utf8_lossy(raw));
+            1
+        }
+        (Verdict::Accepted(a), Err(_)) => {
+            assert!(serde_json::from_value::<T>(a.value().clone()).is_err(), "{:?}", String::from_utf8_lossy(raw));
+            0
+        }
+        (Verdict::Refused(r), Err(e)) => {
+            assert_eq!(r.problems, e.problems);
+            0
+        }
+        (Verdict::Refused(_), Ok(_)) => {
+            panic!("check_as took a reply the check refuses: {:?}", String::from_utf8_lossy(raw))
+        }
+    }
+}
+
+#[test]
+fn corpus_replies_hand_over_as_the_bench_types() {
+    let dir = std::env::temp_dir().join(format!("vouch-handover-types-{}", std::process::id()));
+    let Some((bench, out)) = common::bench_corpus(&dir, 3000, 60) else { return };
+    let contract = |name: &str| {
+        Contract::from_json_str(&std::fs::read_to_string(bench.join(format!("contracts/{name}.schema.json"))).unwrap())
+            .unwrap()
+    };
+    let (plate, eligibility, invoice) =
+        (contract("plate_check"), contract("eligibility_verdict"), contract("invoice_extraction"));
+    let (mut replies, mut typed) = (0, 0);
+    for file in ["small.jsonl", "large.jsonl"] {
+        for line in std::fs::read_to_string(out.join(file)).unwrap().lines() {
+            let r: Value = serde_json::from_str(line).unwrap();
+            let raw = r["raw"].as_str().unwrap().as_bytes();
+            replies += 1;
+            typed += match r["contract"].as_str().unwrap() {
+                "plate_check" => typed_agree::<bench_types::Plate>(&plate, raw),
+                "eligibility_verdict" => typed_agree::<bench_types::Eligibility>(&eligibility, raw),
+                _ => typed_agree::<bench_types::Invoice>(&invoice, raw),
+            };
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    common::figure(&format!(
+        "handover, corpus as the bench types: {replies} replies, {typed} handed over as T, each as from_value gives it"
+    ));
+    assert!(typed * 2 > replies, "{typed} of {replies}");
+}
+
 #[test]
 fn corpus_replies_hand_over_what_they_checked() {
     let dir = std::env::temp_dir().join(format!("vouch-handover-corpus-{}", std::process::id()));
@@ -138,7 +217,12 @@ fn corpus_replies_hand_over_what_they_checked() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    common::figure(&format!("handover, corpus: {n} accepted (reply, contract) pairs, three readings equal"));
+    let walked = ONE_WALK.with(std::cell::Cell::get);
+    common::figure(&format!(
+        "handover, corpus: {n} accepted (reply, contract) pairs, three readings equal; {walked} taken by check_as in one walk"
+    ));
+    // The strict contracts' valid replies (about half the pairs) go the one walk.
+    assert!(walked * 3 > n, "the one walk took too few of the corpus: {walked} of {n}");
     assert!(n > 1000, "{n}");
 }
 

@@ -189,7 +189,7 @@ fn big_integer(text: &str) -> Option<(Number, f64)> {
 }
 
 /// Integers every double holds exactly.
-const SAFE_INTEGER: i64 = (1 << 53) - 1;
+pub(crate) const SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// The end of the run of string bytes that need no attention (no quote,
 /// backslash or control character) starting at `pos`. Eight bytes at a time

@@ -1,0 +1,359 @@
+//! The guided hand-over: a reply checked and deserialized into the caller's
+//! type in one walk ([`Contract::check_as`](crate::Contract::check_as)'s fast
+//! path).
+//!
+//! The hand-over's deserializer reads the text while the compiled contract
+//! guides it: at each value the node it stands for is known, and the value
+//! is checked there by the same tests the single pass makes (a declared
+//! member looked up and counted, a repeat refused, `required` counted when
+//! the object closes, a scalar decided by its node's own keywords or by
+//! the evaluator). It takes only what it can decide outright: any doubt —
+//! a key the node does not declare, a container its node reads whole, a
+//! failure, an integer that reads differently as a double, a type that
+//! does not fit — is an error, and the caller checks the reply the usual
+//! way (the single pass, then the hand-over), which gives the verdict. So
+//! the guided walk can only ever give what the usual way gives: a reply it
+//! takes is one the single pass accepts as sent, and its value is the one
+//! the hand-over reads from it (`tests/handover.rs` holds the two to that).
+//!
+//! Contracts with repairs, findings or unwrapping are never guided (a
+//! repair or a finding needs the whole verdict).
+
+use std::borrow::Cow;
+
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use crate::check::{is_valid, is_valid_here, is_valid_string_here};
+use crate::handover::{Deserializer, HandOverError};
+use crate::node::{Node, NodeId};
+use crate::read::parser::{Scalar as Parsed, SAFE_INTEGER};
+use crate::single_pass::{Plan, Read, Scalar};
+
+/// What guides the walk: the contract's nodes and their single-pass plans.
+#[derive(Clone, Copy)]
+pub(crate) struct Guide<'c> {
+    pub nodes: &'c [Node],
+    pub plans: &'c [Plan],
+    /// Integers beyond ±(2^53−1) are refused or not (the contract's reading):
+    /// such an integer is left to the usual way.
+    pub wide_integers: bool,
+}
+
+/// Why the guided walk gave up: never shown (the usual way decides).
+#[cold]
+fn doubt() -> HandOverError {
+    <HandOverError as de::Error>::custom("left to the usual check")
+}
+
+impl<'c> Guide<'c> {
+    /// `T` from the whole of `json` (white space around it allowed), nesting
+    /// at most `max_depth` levels, guided from node `root`; `None` when the
+    /// walk gave up anywhere.
+    pub(crate) fn deserialize<T: de::DeserializeOwned>(self, json: &str, root: NodeId, max_depth: usize) -> Option<T> {
+        let mut de = Deserializer::new(json, max_depth);
+        let value = T::deserialize(Guided { de: &mut de, guide: self, id: root }).ok()?;
+        de.reader.skip_ws();
+        de.reader.peek().is_none().then_some(value)
+    }
+
+    /// The node a value at `id` is checked by (a bare `$ref` followed), and its plan.
+    fn resolve(self, mut id: NodeId) -> Result<(NodeId, &'c Node, &'c Plan), HandOverError> {
+        for _ in 0..=self.nodes.len() {
+            let (Some(node), Some(plan)) = (self.nodes.get(id), self.plans.get(id)) else { break };
+            match plan.read {
+                Read::Alias(target) => id = target,
+                _ if node.policy.is_some() => break,
+                _ => return Ok((id, node, plan)),
+            }
+        }
+        Err(doubt())
+    }
+
+    /// Whether the scalar read at node `id` (plan `plan`) is valid there as
+    /// the single pass decides it.
+    fn holds(self, id: NodeId, plan: &Plan, scalar: &Parsed<'_>) -> bool {
+        if let (false, Parsed::Number(n)) = (self.wide_integers, scalar) {
+            // Read here as a document is read (exactly); a reply's reading may refuse it.
+            let safe = |v: i64| (-SAFE_INTEGER..=SAFE_INTEGER).contains(&v);
+            if n.as_i64().is_some_and(|v| !safe(v)) || (n.as_i64().is_none() && n.as_u64().is_some()) {
+                return false;
+            }
+        }
+        match (plan.scalar, scalar) {
+            (Scalar::Typed(types), _) => types.is_none_or(|t| t.admits_scalar(scalar)),
+            (Scalar::Here, Parsed::String(s)) => is_valid_string_here(self.nodes, id, s),
+            (Scalar::Here, _) => is_valid_here(self.nodes, id, &scalar.to_value()),
+            (Scalar::Evaluate, _) => is_valid(self.nodes, id, &scalar.to_value()),
+        }
+    }
+}
+
+/// The deserializer of one value at one node.
+struct Guided<'a, 'de, 'c> {
+    de: &'a mut Deserializer<'de>,
+    guide: Guide<'c>,
+    id: NodeId,
+}
+
+impl<'de> Guided<'_, 'de, '_> {
+    /// The scalar here, read and checked at this value's node.
+    fn scalar(&mut self) -> Result<Parsed<'de>, HandOverError> {
+        let (id, _, plan) = self.guide.resolve(self.id)?;
+        if !matches!(plan.read, Read::Whole) {
+            return Err(doubt());
+        }
+        self.de.reader.skip_ws();
+        // Most strings have no escape: borrowed as they stand.
+        let plain = if self.de.reader.peek() == Some(b'"') { self.de.reader.plain_string() } else { None };
+        let scalar = match plain {
+            Some(s) => Parsed::String(Cow::Borrowed(s)),
+            None => self.de.reader.scalar_ref().map_err(|_| doubt())?,
+        };
+        if self.guide.holds(id, plan, &scalar) {
+            Ok(scalar)
+        } else {
+            Err(doubt())
+        }
+    }
+
+    fn visit_scalar<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, HandOverError> {
+        match self.scalar()? {
+            Parsed::Null => visitor.visit_unit(),
+            Parsed::Bool(b) => visitor.visit_bool(b),
+            Parsed::String(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+            Parsed::String(Cow::Owned(s)) => visitor.visit_string(s),
+            // As the hand-over hands numbers over (integers as integers).
+            Parsed::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    visitor.visit_u64(u)
+                } else if let Some(i) = n.as_i64() {
+                    visitor.visit_i64(i)
+                } else {
+                    visitor.visit_f64(n.as_f64().ok_or_else(doubt)?)
+                }
+            }
+        }
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Guided<'_, 'de, '_> {
+    type Error = HandOverError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+        let (id, node, plan) = self.guide.resolve(self.id)?;
+        let guide = self.guide;
+        match (self.de.peek(), &plan.read) {
+            (Some(b'{'), Read::Object { required, fills, strip: false }) if fills.is_empty() => {
+                let entries = Members { guide, node, required: *required, seen: 0, required_seen: 0, count: 0 };
+                container(self.de, b'}', |de| {
+                    let mut members = Entries { de, first: true, close: b'}', at: entries, pending: None };
+                    let value = visitor.visit_map(&mut members)?;
+                    members.finish()?;
+                    Ok(value)
+                })
+            }
+            (Some(b'['), Read::Array) => {
+                let items = Items { guide, node, count: 0 };
+                container(self.de, b']', |de| {
+                    let mut items = Entries { de, first: true, close: b']', at: items, pending: None };
+                    let value = visitor.visit_seq(&mut items)?;
+                    items.finish()?;
+                    Ok(value)
+                })
+            }
+            (Some(b'{' | b'['), _) | (None, _) => Err(doubt()),
+            _ => Guided { de: self.de, guide, id }.visit_scalar(visitor),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, HandOverError> {
+        if self.de.peek() == Some(b'n') {
+            self.scalar()?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, HandOverError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        mut self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, HandOverError> {
+        // A unit variant as a string; the tagged object form is the usual way's.
+        if self.de.peek() != Some(b'"') {
+            return Err(doubt());
+        }
+        match self.scalar()? {
+            Parsed::String(Cow::Borrowed(s)) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
+            Parsed::String(Cow::Owned(s)) => visitor.visit_enum(de::IntoDeserializer::into_deserializer(s)),
+            _ => Err(doubt()),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, HandOverError> {
+        // Checked all the same: walked with nothing kept.
+        self.deserialize_any(de::IgnoredAny)?;
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// A container whose opening byte is next, read by `f` up to its close,
+/// one level less (on a stack that cannot overflow).
+fn container<'de, R>(
+    de: &mut Deserializer<'de>,
+    close: u8,
+    f: impl FnOnce(&mut Deserializer<'de>) -> Result<R, HandOverError>,
+) -> Result<R, HandOverError> {
+    de.reader.pos += 1;
+    de.nested(|de| {
+        let value = f(de)?;
+        de.eat(close, "").map_err(|_| doubt())?;
+        Ok(value)
+    })
+}
+
+/// The members or items of one container, after its opening byte; `at`
+/// says what its node asks of them.
+struct Entries<'a, 'de, A> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+    close: u8,
+    at: A,
+    /// The node of the member whose key was read last.
+    pending: Option<NodeId>,
+}
+
+impl<A> Entries<'_, '_, A> {
+    /// Past the `,` before the next entry (none before the first); false at the close.
+    fn next(&mut self) -> Result<bool, HandOverError> {
+        match self.de.peek() {
+            Some(b) if b == self.close => return Ok(false),
+            Some(b',') if !self.first => self.de.reader.pos += 1,
+            _ if self.first => {}
+            _ => return Err(doubt()),
+        }
+        self.first = false;
+        Ok(true)
+    }
+}
+
+/// An object's node, and what its members came to so far.
+struct Members<'c> {
+    guide: Guide<'c>,
+    node: &'c Node,
+    /// Declared properties that are required, and how many were met.
+    required: usize,
+    required_seen: usize,
+    /// Declared properties met, by position (objects of at most 64).
+    seen: u64,
+    count: u64,
+}
+
+/// An array's node, and how many items were read.
+struct Items<'c> {
+    guide: Guide<'c>,
+    node: &'c Node,
+    count: u64,
+}
+
+impl Entries<'_, '_, Members<'_>> {
+    /// At the close: `required`, `minProperties` and `maxProperties` hold.
+    fn finish(&mut self) -> Result<(), HandOverError> {
+        let m = &self.at;
+        let counted = m.node.min_properties.is_none_or(|min| m.count >= min)
+            && m.node.max_properties.is_none_or(|max| m.count <= max);
+        if self.de.peek() == Some(b'}') && m.required_seen == m.required && counted {
+            Ok(())
+        } else {
+            Err(doubt())
+        }
+    }
+}
+
+impl Entries<'_, '_, Items<'_>> {
+    /// At the close: `minItems` and `maxItems` hold.
+    fn finish(&mut self) -> Result<(), HandOverError> {
+        let n = self.at.node;
+        let counted =
+            n.min_items.is_none_or(|min| self.at.count >= min) && n.max_items.is_none_or(|max| self.at.count <= max);
+        if self.de.peek() == Some(b']') && counted {
+            Ok(())
+        } else {
+            Err(doubt())
+        }
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de, Members<'_>> {
+    type Error = HandOverError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, HandOverError> {
+        if !self.next()? {
+            return Ok(None);
+        }
+        // The key read once, looked up, and handed to the seed as a string
+        // (a map keyed by numbers is the usual way's).
+        if self.de.peek() != Some(b'"') {
+            return Err(doubt());
+        }
+        let key = match self.de.reader.plain_string() {
+            Some(s) => Cow::Borrowed(s),
+            None => self.de.reader.string_cow().map_err(|_| doubt())?,
+        };
+        let m = &mut self.at;
+        let Some((position, id, required)) = m.node.property_index.position(&key) else {
+            // Undeclared: `additionalProperties`, hazardous keys and repeats are the usual way's.
+            return Err(doubt());
+        };
+        let bit = u32::try_from(position).ok().and_then(|p| 1u64.checked_shl(p)).ok_or_else(doubt)?;
+        if m.seen & bit != 0 {
+            return Err(doubt());
+        }
+        m.seen |= bit;
+        m.required_seen += usize::from(required);
+        m.count += 1;
+        self.pending = Some(id);
+        self.de.eat(b':', "").map_err(|_| doubt())?;
+        match key {
+            Cow::Borrowed(k) => seed.deserialize(de::value::BorrowedStrDeserializer::new(k)),
+            Cow::Owned(k) => seed.deserialize(de::IntoDeserializer::<HandOverError>::into_deserializer(k)),
+        }
+        .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, HandOverError> {
+        let id = self.pending.take().ok_or_else(doubt)?;
+        seed.deserialize(Guided { de: &mut *self.de, guide: self.at.guide, id })
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Entries<'_, 'de, Items<'_>> {
+    type Error = HandOverError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, HandOverError> {
+        if !self.next()? {
+            return Ok(None);
+        }
+        let n = self.at.node;
+        let index = usize::try_from(self.at.count).map_err(|_| doubt())?;
+        // An item past `prefixItems` without `items` is free: the usual way's.
+        let id = n.prefix_items.get(index).copied().or(n.items).ok_or_else(doubt)?;
+        self.at.count += 1;
+        seed.deserialize(Guided { de: &mut *self.de, guide: self.at.guide, id }).map(Some)
+    }
+}
