@@ -89,6 +89,10 @@ fn vouch_rows(corpus: &[Reply], contracts: &Contracts, iterations: usize) -> Vec
         measure("vouch strict + value()", &all, iterations, |r| {
             strict(r).is_some_and(|c| c.check_str(&r.raw).value().is_some())
         }),
+        // The generic tree asked for up front: built in the check's own walk.
+        measure("vouch check_as::<Value> (value up front)", &all, iterations, |r| {
+            strict(r).is_some_and(|c| c.check_as::<serde_json::Value>(&r.raw).is_ok())
+        }),
         measure("vouch check_as::<T>", &all, iterations, |r| {
             strict(r).is_some_and(|c| check_as(c, &r.contract, &r.raw))
         }),
@@ -192,6 +196,9 @@ fn main() -> std::process::ExitCode {
         println!("ratio lenient small {:.2}", ratio("small", BASE, "vouch lenient"));
         println!("ratio value small {:.2}", ratio("small", BASE, "vouch strict + value()"));
         println!("ratio value large {:.2}", ratio("large", BASE, "vouch strict + value()"));
+        let up_front = "vouch check_as::<Value> (value up front)";
+        println!("ratio value-up-front small {:.2}", ratio("small", BASE, up_front));
+        println!("ratio value-up-front large {:.2}", ratio("large", BASE, up_front));
         println!(
             "ratio check_as/from_value eligibility {:.2}",
             ratio("eligibility", from_value, "vouch check_as::<T>")
