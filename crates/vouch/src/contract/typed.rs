@@ -118,10 +118,17 @@ impl Contract {
     /// failing closed).
     pub fn check_as<T: DeserializeOwned>(&self, raw: impl AsRef<[u8]>) -> Result<Vouched<T>, Refused> {
         let raw = raw.as_ref();
-        if let Some(value) = self.guided(raw) {
-            return Ok(Vouched { value, repairs: Vec::new(), findings: Vec::new() });
-        }
-        match self.check(raw) {
+        // The text read as UTF-8 once, for the one walk and, should it give up, the check.
+        let verdict = match (raw.len() <= self.limits.max_bytes).then(|| std::str::from_utf8(raw)) {
+            Some(Ok(text)) => {
+                if let Some(value) = self.guided(text) {
+                    return Ok(Vouched { value, repairs: Vec::new(), findings: Vec::new() });
+                }
+                self.check_str(text)
+            }
+            _ => self.check(raw),
+        };
+        match verdict {
             Verdict::Refused(r) => Err(r),
             Verdict::Accepted(a) => match a.deserialize::<T>() {
                 Ok(value) => Ok(Vouched { value, repairs: a.repairs, findings: a.findings }),
@@ -148,17 +155,20 @@ impl Contract {
     /// verdict. It may change or go away in any release.
     #[doc(hidden)]
     pub fn __check_as_in_one_walk<T: DeserializeOwned>(&self, raw: impl AsRef<[u8]>) -> Option<T> {
-        self.guided(raw.as_ref())
+        let raw = raw.as_ref();
+        if raw.len() > self.limits.max_bytes {
+            return None;
+        }
+        self.guided(std::str::from_utf8(raw).ok()?)
     }
 
     /// `T` checked and built in one walk ([`crate::guided`]), where the
     /// contract asks for no repair, finding or unwrapping and the walk
     /// decides the reply outright; `None` leaves it to the usual way.
-    fn guided<T: DeserializeOwned>(&self, raw: &[u8]) -> Option<T> {
-        if self.repairs || self.findings || !self.unwrap.is_none() || raw.len() > self.limits.max_bytes {
+    fn guided<T: DeserializeOwned>(&self, text: &str) -> Option<T> {
+        if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
             return None;
         }
-        let text = std::str::from_utf8(raw).ok()?;
         let guide =
             Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles };
         guide.deserialize(text, self.root, self.limits.max_depth)
