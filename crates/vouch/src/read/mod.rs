@@ -49,22 +49,49 @@ pub(crate) fn position(text: &str, offset: usize) -> Position {
 
 pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
     let pos = position(text, e.offset);
+    // Written piece by piece: a refusal's report is on the hot path of every refused reply.
+    let at = |lead: &str| {
+        let mut s = String::with_capacity(lead.len() + e.detail.len() + 32);
+        s.push_str(lead);
+        s.push_str(&e.detail);
+        s.push_str(" at line ");
+        push_number(&mut s, pos.line);
+        s.push_str(", column ");
+        push_number(&mut s, pos.column);
+        s
+    };
     let (expected, sentence) = match e.code {
         ProblemCode::Truncated => ("a complete JSON value", format!("the reply was cut off ({})", e.detail)),
-        ProblemCode::TrailingText => {
-            ("nothing after the JSON value", format!("{} at line {}, column {}", e.detail, pos.line, pos.column))
-        }
+        ProblemCode::TrailingText => ("nothing after the JSON value", at("")),
         ProblemCode::DuplicateKey => ("each key once per object", e.detail.clone()),
         ProblemCode::TooDeep => ("shallower nesting", e.detail.clone()),
         ProblemCode::NumberOverflow => ("a number a double can hold", e.detail.clone()),
         ProblemCode::ImpreciseNumber => ("a number every JSON reader reads alike", e.detail.clone()),
         ProblemCode::AmbiguousReply => ("exactly one JSON value", e.detail.clone()),
-        _ => ("strict JSON", format!("not JSON: {} at line {}, column {}", e.detail, pos.line, pos.column)),
+        _ => ("strict JSON", at("not JSON: ")),
     };
     let got = text.get(e.offset..).map(excerpt_text).unwrap_or_default();
     let mut p = Problem::new(e.code, &e.path, expected.to_owned(), got, &sentence);
     p.position = Some(pos);
     p
+}
+
+/// `n` in decimal digits, onto the end of `out`.
+fn push_number(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    out.extend(digits.get(at..).unwrap_or_default().iter().map(|&d| char::from(d)));
 }
 
 /// Why [`read_json`] refused a text: the reading problem's code (one of the
@@ -250,3 +277,15 @@ pub(crate) fn depth(value: &Value) -> usize {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod number_tests {
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0usize, 7, 10, 99, 100, 12_345, usize::MAX] {
+            let mut s = String::from("x");
+            super::push_number(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
+}
