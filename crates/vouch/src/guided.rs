@@ -26,7 +26,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 use crate::check::{is_valid, is_valid_here, is_valid_string_here};
 use crate::handover::{Deserializer, HandOverError};
 use crate::node::{Node, NodeId};
-use crate::read::parser::{Scalar as Parsed, SAFE_INTEGER};
+use crate::read::parser::{self, Scalar as Parsed, SAFE_INTEGER};
 use crate::single_pass::{Plan, Read, Scalar};
 
 /// What guides the walk: the contract's nodes and their single-pass plans.
@@ -103,6 +103,13 @@ impl<'de> Guided<'_, 'de, '_> {
             return Err(doubt());
         }
         self.de.reader.skip_ws();
+        // A small integer in a plain range: its digits decide, as in the single pass.
+        let at = self.de.reader.pos;
+        if let Some(end) = plan.range.and_then(|r| r.holds(self.de.text.as_bytes(), at)) {
+            let n = self.de.text.get(at..end).and_then(parser::small_integer).ok_or_else(doubt)?;
+            self.de.reader.pos = end;
+            return Ok(Parsed::Number(n.into()));
+        }
         // Most strings have no escape: borrowed as they stand.
         let plain = if self.de.reader.peek() == Some(b'"') { self.de.reader.plain_string() } else { None };
         let scalar = match plain {

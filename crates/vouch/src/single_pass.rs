@@ -60,7 +60,7 @@ pub(crate) struct Plan {
     watch: Option<WatchPlan>,
     /// The whole numbers the node allows, where its keywords are nothing
     /// but a type and bounds: a small integer is judged on its digits.
-    range: Option<IntRange>,
+    pub(super) range: Option<IntRange>,
     /// Every string is valid here and left alone: only whether a string
     /// reads matters, not what it holds (its escapes need not be written out).
     any_string: bool,
@@ -80,7 +80,7 @@ fn takes_any_string(n: &Node, scalar: Scalar) -> bool {
 
 /// The integers from `min` to `max` (both allowed).
 #[derive(Debug, Clone, Copy)]
-struct IntRange {
+pub(super) struct IntRange {
     min: i64,
     max: i64,
 }
@@ -139,7 +139,7 @@ impl IntRange {
     /// [`VERBATIM_NUMBER`] bytes, ended by a byte that cannot continue it,
     /// within the range: then its end (none: the reader and the evaluator decide).
     #[inline]
-    fn holds(self, bytes: &[u8], start: usize) -> Option<usize> {
+    pub(super) fn holds(self, bytes: &[u8], start: usize) -> Option<usize> {
         let rest = bytes.get(start..)?;
         let negative = rest.first() == Some(&b'-');
         let digits = rest.get(usize::from(negative)..)?;
