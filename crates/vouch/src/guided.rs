@@ -27,7 +27,7 @@ use crate::check::{is_valid, is_valid_here, is_valid_string_here};
 use crate::handover::{Deserializer, HandOverError};
 use crate::node::{Node, NodeId};
 use crate::read::parser::{self, Scalar as Parsed, SAFE_INTEGER};
-use crate::single_pass::{Plan, Read, Scalar};
+use crate::single_pass::{exact_double, Plan, Read, Scalar};
 
 /// What guides the walk: the contract's nodes and their single-pass plans.
 #[derive(Clone, Copy)]
@@ -77,6 +77,12 @@ impl<'c> Guide<'c> {
             let safe = |v: i64| (-SAFE_INTEGER..=SAFE_INTEGER).contains(&v);
             if n.as_i64().is_some_and(|v| !safe(v)) || (n.as_i64().is_none() && n.as_u64().is_some()) {
                 return false;
+            }
+        }
+        if let (Some(bounds), Parsed::Number(n)) = (plan.bounds, scalar) {
+            // A type admitting every number, and bounds: compared as exact doubles.
+            if let Some(v) = exact_double(n) {
+                return bounds.hold(v);
             }
         }
         match (plan.scalar, scalar) {

@@ -61,6 +61,9 @@ pub(crate) struct Plan {
     /// The whole numbers the node allows, where its keywords are nothing
     /// but a type and bounds: a small integer is judged on its digits.
     pub(super) range: Option<IntRange>,
+    /// The bounds a node sets on numbers, where they and `type` are all it
+    /// says (see [`NumberBounds`]); for the hand-over's one walk.
+    pub(super) bounds: Option<NumberBounds>,
     /// Every string is valid here and left alone: only whether a string
     /// reads matters, not what it holds (its escapes need not be written out).
     any_string: bool,
@@ -158,6 +161,62 @@ impl IntRange {
     }
 }
 
+/// A node's bounds on numbers as doubles, where the node says nothing but
+/// a `type` admitting every number and bounds, each a double or an integer
+/// a double holds exactly: a number that is a double (or an integer it
+/// holds exactly) is then compared with them as the evaluator compares the
+/// two values, exactly.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NumberBounds {
+    /// (bound, exclusive)
+    min: [Option<(f64, bool)>; 2],
+    max: [Option<(f64, bool)>; 2],
+}
+
+/// A number as a double that is exactly its value (none: an integer past ±2^53).
+pub(super) fn exact_double(n: &serde_json::Number) -> Option<f64> {
+    const EXACT: u64 = 1 << 53;
+    if let Some(u) = n.as_u64() {
+        return (u <= EXACT).then_some(u as f64);
+    }
+    if let Some(i) = n.as_i64() {
+        return (i.unsigned_abs() <= EXACT).then_some(i as f64);
+    }
+    n.as_f64()
+}
+
+impl NumberBounds {
+    fn of(n: &Node, scalar: Scalar) -> Option<Self> {
+        if !matches!(scalar, Scalar::Here) || n.enumeration.is_some() || n.constant.is_some() {
+            return None;
+        }
+        if !n.types?.contains(Types::NUMBER) {
+            return None;
+        }
+        let mut rest = n.clone();
+        (rest.minimum, rest.maximum, rest.exclusive_minimum, rest.exclusive_maximum) = (None, None, None, None);
+        if !rest.only_choice_keywords() || rest.reference.is_some() {
+            return None;
+        }
+        let bound = |b: &Option<serde_json::Number>, exclusive: bool| -> Option<Option<(f64, bool)>> {
+            match b {
+                None => Some(None),
+                Some(b) => exact_double(b).map(|f| Some((f, exclusive))),
+            }
+        };
+        Some(Self {
+            min: [bound(&n.minimum, false)?, bound(&n.exclusive_minimum, true)?],
+            max: [bound(&n.maximum, false)?, bound(&n.exclusive_maximum, true)?],
+        })
+    }
+
+    /// Whether `v` (exactly a number's value) is within the bounds.
+    pub(super) fn hold(self, v: f64) -> bool {
+        self.min.iter().flatten().all(|&(b, exclusive)| if exclusive { v > b } else { v >= b })
+            && self.max.iter().flatten().all(|&(b, exclusive)| if exclusive { v < b } else { v <= b })
+    }
+}
+
 /// The prefix checks a string at a node gets, worked out once per contract
 /// (see [`Watch`]).
 #[derive(Debug, Clone, Copy)]
@@ -246,6 +305,7 @@ pub(crate) fn plans(nodes: &[Node]) -> Vec<Plan> {
                 scalar,
                 watch: WatchPlan::of(n, scalar),
                 range: IntRange::of(n, scalar),
+                bounds: NumberBounds::of(n, scalar),
                 any_string: takes_any_string(n, scalar),
             }
         })

@@ -23,6 +23,9 @@ fn leaf() -> impl Strategy<Value = Value> {
         (0i64..50, 50i64..200).prop_map(|(lo, hi)| json!({"type": "integer", "minimum": lo, "maximum": hi})),
         (0i64..5).prop_map(|lo| json!({"type": "integer", "exclusiveMinimum": lo, "multipleOf": 3})),
         Just(json!({"type": "number", "exclusiveMaximum": 1})),
+        Just(json!({"type": "number", "exclusiveMinimum": 0, "maximum": 2.5})),
+        Just(json!({"type": "number", "minimum": -3.25, "exclusiveMaximum": 2.5})),
+        Just(json!({"type": ["number", "null"], "minimum": 0.1, "maximum": 9007199254740993u64})),
         Just(json!({"type": "number"})),
         Just(json!({"type": "integer"})),
         (0u64..6).prop_map(|n| json!({"type": "string", "maxLength": n})),
@@ -139,7 +142,14 @@ fn instance(schema: &Value, defs: &Value, rng: &mut Rng, depth: usize) -> Value 
                 json!(v)
             }
         }
-        "number" => json!(*rng.pick(&[0.5, -3.25, 0.999, 1.0, 2.5e-3, 0.1])),
+        "number" => {
+            if rng.chance(4) {
+                rng.pick(&[json!(0), json!(-0.0), json!(2.5), json!(-3.25), json!(9007199254740993u64), json!(1e300)])
+                    .clone()
+            } else {
+                json!(*rng.pick(&[0.5, -3.25, 0.999, 1.0, 2.5e-3, 0.1, 0.0, 2.5, 2.4999999999999996]))
+            }
+        }
         "string" => {
             let max = schema.get("maxLength").and_then(Value::as_u64).unwrap_or(8);
             let pool = [
