@@ -14,7 +14,8 @@
 //! way (the single pass, then the hand-over), which gives the verdict. So
 //! the guided walk can only ever give what the usual way gives: a reply it
 //! takes is one the single pass accepts as sent, and its value is the one
-//! the hand-over reads from it (`tests/handover.rs` holds the two to that).
+//! the hand-over reads from it (`tests/one_walk.rs` and `tests/handover.rs`
+//! hold the two to that, with `check` as the oracle).
 //!
 //! Contracts with repairs, findings or unwrapping are never guided (a
 //! repair or a finding needs the whole verdict).
