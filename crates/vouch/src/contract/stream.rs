@@ -36,7 +36,7 @@ pub enum Progress {
     Refused,
 }
 
-/// A check of one reply fed piece by piece (see the [module](self) docs).
+/// A check of one reply fed piece by piece (see [`Contract::stream`](crate::Contract::stream)).
 ///
 /// ```
 /// use vouch::{Contract, Progress};
