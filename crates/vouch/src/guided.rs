@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::check::{is_valid, is_valid_here, is_valid_string_here};
-use crate::handover::{Deserializer, HandOverError};
+use crate::handover::{visit_enum_str, visit_number, Deserializer, HandOverError};
 use crate::node::{Node, NodeId};
 use crate::read::parser::{self, Scalar as Parsed, SAFE_INTEGER};
 use crate::single_pass::{exact_double, Plan, Read, Scalar};
@@ -137,15 +137,7 @@ impl<'de> Guided<'_, 'de, '_> {
             Parsed::String(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
             Parsed::String(Cow::Owned(s)) => visitor.visit_string(s),
             // As the hand-over hands numbers over (integers as integers).
-            Parsed::Number(n) => {
-                if let Some(u) = n.as_u64() {
-                    visitor.visit_u64(u)
-                } else if let Some(i) = n.as_i64() {
-                    visitor.visit_i64(i)
-                } else {
-                    visitor.visit_f64(n.as_f64().ok_or_else(doubt)?)
-                }
-            }
+            Parsed::Number(n) => visit_number(visitor, &n),
         }
     }
 }
@@ -208,8 +200,7 @@ impl<'de> de::Deserializer<'de> for Guided<'_, 'de, '_> {
             return Err(doubt());
         }
         match self.scalar()? {
-            Parsed::String(Cow::Borrowed(s)) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
-            Parsed::String(Cow::Owned(s)) => visitor.visit_enum(de::IntoDeserializer::into_deserializer(s)),
+            Parsed::String(s) => visit_enum_str(visitor, s),
             _ => Err(doubt()),
         }
     }
@@ -255,14 +246,7 @@ struct Entries<'a, 'de, A> {
 impl<A> Entries<'_, '_, A> {
     /// Past the `,` before the next entry (none before the first); false at the close.
     fn next(&mut self) -> Result<bool, HandOverError> {
-        match self.de.peek() {
-            Some(b) if b == self.close => return Ok(false),
-            Some(b',') if !self.first => self.de.reader.pos += 1,
-            _ if self.first => {}
-            _ => return Err(doubt()),
-        }
-        self.first = false;
-        Ok(true)
+        self.de.next_entry(&mut self.first, self.close).ok_or_else(doubt)
     }
 }
 

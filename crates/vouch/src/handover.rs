@@ -172,6 +172,20 @@ impl<'de> Deserializer<'de> {
         out
     }
 
+    /// In a container, past the `,` before the next entry (none before the
+    /// `first`, which it clears): whether there is one (false at `close`),
+    /// or `None` where the grammar has neither.
+    pub(crate) fn next_entry(&mut self, first: &mut bool, close: u8) -> Option<bool> {
+        match self.peek() {
+            Some(b) if b == close => return Some(false),
+            Some(b',') if !*first => self.reader.pos += 1,
+            _ if *first => {}
+            _ => return None,
+        }
+        *first = false;
+        Some(true)
+    }
+
     fn visit_scalar<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, HandOverError> {
         self.reader.skip_ws();
         let at = self.reader.pos;
@@ -207,21 +221,36 @@ impl<'de> Deserializer<'de> {
                     }
                 }
                 None => match self.scalar()? {
-                    Scalar::Number(n) => {
-                        if let Some(u) = n.as_u64() {
-                            visitor.visit_u64(u)
-                        } else if let Some(i) = n.as_i64() {
-                            visitor.visit_i64(i)
-                        } else {
-                            visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
-                        }
-                    }
+                    Scalar::Number(n) => visit_number(visitor, &n),
                     _ => return Err(self.fail("expected a number")),
                 },
             },
             _ => return Err(self.fail("expected a value")),
         };
         out.map_err(|e: HandOverError| e.placed(self.text, at))
+    }
+}
+
+/// A number handed over as vouch read it: an integer as `u64` or `i64`, else
+/// the double.
+pub(crate) fn visit_number<'de, V: Visitor<'de>>(
+    visitor: V,
+    n: &serde_json::Number,
+) -> Result<V::Value, HandOverError> {
+    if let Some(u) = n.as_u64() {
+        visitor.visit_u64(u)
+    } else if let Some(i) = n.as_i64() {
+        visitor.visit_i64(i)
+    } else {
+        visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+/// A unit variant named by a string, handed over (borrowed where it can be).
+pub(crate) fn visit_enum_str<'de, V: Visitor<'de>>(visitor: V, s: Cow<'de, str>) -> Result<V::Value, HandOverError> {
+    match s {
+        Cow::Borrowed(s) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
+        Cow::Owned(s) => visitor.visit_enum(s.into_deserializer()),
     }
 }
 
@@ -284,11 +313,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     Some(s) => Cow::Borrowed(s),
                     None => self.reader.string_cow().map_err(|e| self.fail(&e.detail))?,
                 };
-                let out: Result<V::Value, HandOverError> = match s {
-                    Cow::Borrowed(s) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
-                    Cow::Owned(s) => visitor.visit_enum(s.into_deserializer()),
-                };
-                out.map_err(|e| e.placed(self.text, at))
+                visit_enum_str(visitor, s).map_err(|e| e.placed(self.text, at))
             }
             _ => Err(self.fail("expected an enum: a string or an object of one member")),
         }
@@ -350,14 +375,9 @@ struct Entries<'a, 'de> {
 impl Entries<'_, '_> {
     /// Past the `,` before the next entry (none before the first); false at `close`.
     fn next(&mut self) -> Result<bool, HandOverError> {
-        match self.de.peek() {
-            Some(b) if b == self.close => return Ok(false),
-            Some(b',') if !self.first => self.de.reader.pos += 1,
-            _ if self.first => {}
-            _ => return Err(self.de.fail(if self.close == b'}' { parser::IN_OBJECT } else { parser::IN_ARRAY })),
-        }
-        self.first = false;
-        Ok(true)
+        self.de
+            .next_entry(&mut self.first, self.close)
+            .ok_or_else(|| self.de.fail(if self.close == b'}' { parser::IN_OBJECT } else { parser::IN_ARRAY }))
     }
 }
 

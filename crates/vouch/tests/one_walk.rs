@@ -12,6 +12,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
+#[path = "common/generated.rs"]
+mod generated;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -54,16 +56,7 @@ fn schema() -> impl Strategy<Value = Value> {
                 prop_oneof![Just(None), (1u64..5).prop_map(Some)],
             )
                 .prop_map(|(props, req, extra, min, max)| {
-                    let names = ["a", "bb", "a\u{e9}", "d\"q", "e"];
-                    let mut properties = serde_json::Map::new();
-                    let mut required = Vec::new();
-                    for (i, p) in props.into_iter().enumerate() {
-                        properties.insert(names[i].to_owned(), p);
-                        if req[i] {
-                            required.push(json!(names[i]));
-                        }
-                    }
-                    let mut s = json!({"type": "object", "properties": properties, "required": required});
+                    let mut s = generated::declared_object(&["a", "bb", "a\u{e9}", "d\"q", "e"], props, &req);
                     if let Some(extra) = extra {
                         s["additionalProperties"] = extra;
                     }

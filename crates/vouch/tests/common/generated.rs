@@ -25,6 +25,20 @@ pub fn leaf() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// `{"type": "object"}` declaring `props` under `names` (in order), each
+/// required where `required` says so.
+pub fn declared_object(names: &[&str], props: Vec<Value>, required: &[bool]) -> Value {
+    let mut properties = serde_json::Map::new();
+    let mut listed = Vec::new();
+    for ((name, p), req) in names.iter().zip(props).zip(required) {
+        properties.insert((*name).to_owned(), p);
+        if *req {
+            listed.push(json!(name));
+        }
+    }
+    json!({"type": "object", "properties": properties, "required": listed})
+}
+
 pub fn schema() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(3, 16, 4, |inner| {
         prop_oneof![
@@ -35,17 +49,8 @@ pub fn schema() -> impl Strategy<Value = Value> {
                 any::<bool>()
             )
                 .prop_map(|(props, req, extra, strip)| {
-                    let names = ["a", "bb", "a\u{e9}", "d"];
-                    let mut properties = serde_json::Map::new();
-                    let mut required = Vec::new();
-                    for (i, p) in props.into_iter().enumerate() {
-                        properties.insert(names[i].to_owned(), p);
-                        if req[i] {
-                            required.push(json!(names[i]));
-                        }
-                    }
-                    let mut s = json!({"type": "object", "properties": properties, "required": required,
-                        "additionalProperties": extra});
+                    let mut s = declared_object(&["a", "bb", "a\u{e9}", "d"], props, &req);
+                    s["additionalProperties"] = extra;
                     if strip {
                         s["x-vouch"] = json!({"repair": ["strip_unknown"]});
                     }
