@@ -175,8 +175,12 @@ fn prepare(args: &Args) -> Result<Prepared, String> {
     config.rounds = args.rounds;
     config.max_total_tokens = args.max_total_tokens;
     config.deadline = args.deadline;
-    config.timeouts =
-        Timeouts { connect: args.connect_timeout, first_byte: args.first_byte_timeout, total: args.timeout };
+    config.timeouts = Timeouts {
+        connect: args.connect_timeout,
+        first_byte: args.first_byte_timeout,
+        total: args.timeout,
+        idle: args.timeout,
+    };
     config.backoff = Backoff { max_wait: args.max_retry_wait, ..Backoff::default() };
     config.stream = args.stream;
     let asker = Asker::new(contract, config).map_err(|e| match e {

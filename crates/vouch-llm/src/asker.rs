@@ -13,7 +13,8 @@ use tracing::{field, Instrument as _};
 use vouch::{Contract, Provider, Verdict};
 
 use crate::completion::{self, Judged};
-use crate::config::{Config, Mode};
+use crate::config::{Config, Limits, Mode};
+use crate::forward::{Forwarded, Relay};
 use crate::http::{show_duration, Failure, Request, Retry};
 use crate::message::{Content, Message, Role};
 use crate::outcome::{Answer, Outcome, Round, RoundVerdict, Usage};
@@ -116,6 +117,31 @@ impl fmt::Debug for Asker {
             .field("hook", &self.hook.as_ref().map(|_| "Fn(&Round)"))
             .finish_non_exhaustive()
     }
+}
+
+/// One ask's requests: what every round sends, and what it may spend.
+struct Exchange {
+    /// The request body but `messages`.
+    base: Map<String, Value>,
+    /// The messages so far (re-asks add to them).
+    conversation: Vec<Value>,
+    limits: Limits,
+    stream: bool,
+    relay: Option<Relay>,
+}
+
+impl Exchange {
+    /// The next round's request body.
+    fn body(&self) -> Value {
+        let mut body = self.base.clone();
+        body.insert("messages".into(), Value::Array(self.conversation.clone()));
+        Value::Object(body)
+    }
+}
+
+/// A message as the API reads it.
+fn message_json(message: &Message) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
 }
 
 /// What to do after a round.
@@ -272,7 +298,53 @@ impl Asker {
             outcome = field::Empty,
             total_tokens = field::Empty,
         );
-        let outcome = self.run(messages, fallback).instrument(span.clone()).await;
+        let conversation = self.conversation(messages).iter().map(message_json).collect();
+        let exchange = Exchange {
+            base: self.base_body(),
+            conversation,
+            limits: self.config.limits(),
+            stream: self.config.stream,
+            relay: None,
+        };
+        self.traced(span, exchange, fallback).await
+    }
+
+    /// Ask with a client's own request ([`Forwarded`]): its messages and
+    /// parameters go upstream as the client wrote them, with the contract's
+    /// `response_format` (and, if asked, instructions); every reply is
+    /// checked and refused replies are asked again, as in
+    /// [`Asker::ask_with_fallback`], within `forwarded.limits`.
+    ///
+    /// Streamed (`"stream": true` in the body), every content piece the
+    /// streaming check takes is sent to `relay` as it arrives. Once a piece
+    /// has been relayed, a refusal ends the ask (the client already holds
+    /// part of that reply, so no other reply can follow it); a round refused
+    /// or failed before anything was relayed is asked again like any other.
+    /// When the relay's receiver is gone, the ask stops at once
+    /// (`cancelled`) and the upstream request is dropped.
+    pub async fn ask_forwarded(&self, forwarded: Forwarded, fallback: Option<&Value>, relay: Option<Relay>) -> Outcome {
+        let span = tracing::info_span!(
+            "ask",
+            model = field::Empty,
+            mode = self.config.mode.as_str(),
+            max_rounds = forwarded.limits.rounds,
+            rounds = field::Empty,
+            outcome = field::Empty,
+            total_tokens = field::Empty,
+        );
+        let stream = forwarded.streams();
+        let Forwarded { body, limits, instructions } = forwarded;
+        let (base, conversation) = self.forwarded_body(body, instructions, stream);
+        if let Some(model) = base.get("model").and_then(Value::as_str) {
+            span.record("model", excerpt(&self.scrub.scrub(model), 80));
+        }
+        let limits = Limits { rounds: limits.rounds.max(1), ..limits };
+        let exchange = Exchange { base, conversation, limits, stream, relay };
+        self.traced(span, exchange, fallback).await
+    }
+
+    async fn traced(&self, span: tracing::Span, exchange: Exchange, fallback: Option<&Value>) -> Outcome {
+        let outcome = self.run(exchange, fallback).instrument(span.clone()).await;
         span.record("rounds", outcome.rounds.len());
         span.record("outcome", outcome.outcome());
         span.record("total_tokens", outcome.total_tokens());
@@ -288,10 +360,10 @@ impl Asker {
         outcome
     }
 
-    async fn run(&self, messages: Vec<Message>, fallback: Option<&Value>) -> Outcome {
+    async fn run(&self, mut exchange: Exchange, fallback: Option<&Value>) -> Outcome {
         let start = Instant::now();
-        let deadline = self.config.deadline.map(|d| start + d);
-        let mut conversation = self.conversation(messages);
+        let limits = exchange.limits;
+        let deadline = limits.deadline.map(|d| start + d);
         let mut rounds: Vec<Round> = Vec::new();
         let mut problems: Vec<AskProblem> = Vec::new();
         let mut spent: u64 = 0;
@@ -301,9 +373,9 @@ impl Asker {
         let mut wait = Duration::ZERO;
         let mut failures_in_a_row: u32 = 0;
 
-        for index in 1..=self.config.rounds {
+        for index in 1..=limits.rounds {
             if index > 1 {
-                if let Some(p) = self.budget_check(spent, next_prompt_floor, usage_missing) {
+                if let Some(p) = budget_check(limits, spent, next_prompt_floor, usage_missing) {
                     problems.push(p.into());
                     break;
                 }
@@ -311,11 +383,11 @@ impl Asker {
             if let Some(d) = deadline {
                 if Instant::now() + wait >= d {
                     let sentence = if wait.is_zero() {
-                        format!("the deadline ({}) passed", show_duration(self.config.deadline.unwrap_or_default()))
+                        format!("the deadline ({}) passed", show_duration(limits.deadline.unwrap_or_default()))
                     } else {
                         format!(
                             "the deadline ({}) would pass while waiting {} to ask again",
-                            show_duration(self.config.deadline.unwrap_or_default()),
+                            show_duration(limits.deadline.unwrap_or_default()),
                             show_duration(wait)
                         )
                     };
@@ -350,7 +422,11 @@ impl Asker {
                 finish_reason = field::Empty,
                 outcome = field::Empty,
             );
-            let (round, next) = self.round(index, wait, &conversation, deadline).instrument(span.clone()).await;
+            let (round, mut next) = self.round(index, wait, &exchange, deadline).instrument(span.clone()).await;
+            if round.stream.is_some_and(|s| s.relayed > 0) && !matches!(next, Next::Done(_)) {
+                // The client holds part of this reply: no other may follow it.
+                next = Next::Stop;
+            }
             record(&span, &round);
             if let Some(hook) = &self.hook {
                 hook(&round);
@@ -384,9 +460,18 @@ impl Asker {
                         .unwrap_or(next_prompt_floor)
                         .saturating_add(usage.completion_tokens.unwrap_or(0));
                     if let Some(reply) = reply {
-                        conversation.push(Message::assistant(reply));
+                        exchange.conversation.push(message_json(&Message::assistant(reply)));
                     }
-                    conversation.push(Message::user(reask_text(&round_problems)));
+                    exchange.conversation.push(message_json(&Message::user(reask_text(&round_problems))));
+                }
+                Next::Repeat(Some(after)) if after > self.config.backoff.max_wait => {
+                    // The upstream asks for a longer wait than vouch may take:
+                    // refuse now rather than wait and be refused again.
+                    tracing::debug!(
+                        retry_after_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
+                        "the upstream's Retry-After is past the longest wait: not repeating"
+                    );
+                    break;
                 }
                 Next::Repeat(after) => {
                     failures_in_a_row = failures_in_a_row.saturating_add(1);
@@ -398,26 +483,85 @@ impl Asker {
         self.refused(problems, rounds, fallback)
     }
 
-    /// `Some(problem)` when the token budget does not allow another round.
-    fn budget_check(&self, spent: u64, next_prompt_floor: u64, usage_missing: bool) -> Option<UpstreamProblem> {
-        let max = self.config.max_total_tokens?;
-        let sentence = if usage_missing {
-            format!("the upstream reported no token usage, so the budget of {max} tokens cannot be kept")
-        } else if spent >= max {
-            format!("the token budget is spent: {spent} of {max} tokens used")
-        } else if spent.saturating_add(next_prompt_floor) > max {
-            format!(
-                "the token budget would be overrun: {spent} of {max} tokens used, and the next round's prompt alone is at least {next_prompt_floor}"
-            )
-        } else {
-            return None;
+    /// The body of the asker's own requests, but `messages`.
+    fn base_body(&self) -> Map<String, Value> {
+        let mut body = Map::new();
+        body.insert("model".into(), Value::String(self.config.model.clone()));
+        if let Some(rf) = &self.response_format {
+            body.insert("response_format".into(), rf.clone());
+        }
+        if let Some(t) = self.config.temperature.and_then(serde_json::Number::from_f64) {
+            body.insert("temperature".into(), Value::Number(t));
+        }
+        if let Some(m) = self.config.max_tokens {
+            body.insert("max_tokens".into(), Value::from(m));
+        }
+        if self.config.stream {
+            body.insert("stream".into(), Value::Bool(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        body
+    }
+
+    /// A forwarded body, split into its `messages` and the rest, with what
+    /// the asker owns put in.
+    fn forwarded_body(
+        &self,
+        mut body: Map<String, Value>,
+        instructions: bool,
+        stream: bool,
+    ) -> (Map<String, Value>, Vec<Value>) {
+        let mut conversation = match body.remove("messages") {
+            Some(Value::Array(messages)) => messages,
+            _ => Vec::new(),
         };
-        Some(UpstreamProblem::new(
-            UpstreamCode::BudgetSpent,
-            format!("at most {max} tokens"),
-            format!("{spent} tokens"),
-            &sentence,
-        ))
+        if instructions {
+            let merged = match conversation.first_mut() {
+                Some(Value::Object(first)) if first.get("role").and_then(Value::as_str) == Some("system") => {
+                    match first.get_mut("content") {
+                        Some(Value::String(text)) => {
+                            text.push_str("\n\n");
+                            text.push_str(&self.system_prompt);
+                            true
+                        }
+                        _ => false,
+                    }
+                }
+                _ => false,
+            };
+            if !merged {
+                conversation.insert(0, message_json(&Message::system(self.system_prompt.clone())));
+            }
+        }
+        match &self.response_format {
+            Some(rf) => {
+                body.insert("response_format".into(), rf.clone());
+            }
+            None => {
+                body.remove("response_format");
+            }
+        }
+        if !body.get("model").is_some_and(Value::is_string) {
+            body.insert("model".into(), Value::String(self.config.model.clone()));
+        }
+        if let Some(t) = self.config.temperature.and_then(serde_json::Number::from_f64) {
+            body.entry("temperature").or_insert(Value::Number(t));
+        }
+        if let Some(m) = self.config.max_tokens {
+            if !body.contains_key("max_completion_tokens") {
+                body.entry("max_tokens").or_insert_with(|| Value::from(m));
+            }
+        }
+        if stream {
+            let options = body.entry("stream_options").or_insert_with(|| Value::Object(Map::new()));
+            if !options.is_object() {
+                *options = Value::Object(Map::new());
+            }
+            if let Value::Object(o) = options {
+                o.insert("include_usage".into(), Value::Bool(true));
+            }
+        }
+        (body, conversation)
     }
 
     /// The wait before repeating a failed request: the upstream's
@@ -442,10 +586,10 @@ impl Asker {
         &self,
         index: u32,
         waited: Duration,
-        conversation: &[Message],
+        exchange: &Exchange,
         deadline: Option<Instant>,
     ) -> (Round, Next) {
-        let body = self.request_body(conversation);
+        let body = exchange.body();
         let request = Request {
             client: &self.client,
             url: &self.url,
@@ -467,11 +611,12 @@ impl Asker {
             verdict: RoundVerdict::Refused(Vec::new()),
             stream: None,
         };
-        let response = if self.config.stream {
+        let response = if exchange.stream {
             match request.open().await {
                 Ok(opened) if !is_json(&opened.response) => {
                     round.http_status = Some(opened.status);
-                    let end = streaming::read(&request, opened, &self.contract, &self.scrub).await;
+                    let end =
+                        streaming::read(&request, opened, &self.contract, &self.scrub, exchange.relay.as_ref()).await;
                     round.latency = sent.elapsed();
                     round.stream = Some(end.stats);
                     round.usage = end.usage;
@@ -512,28 +657,6 @@ impl Asker {
         judged(round, completion::judge(completion, &self.contract, &self.scrub))
     }
 
-    fn request_body(&self, conversation: &[Message]) -> Value {
-        let mut body = Map::new();
-        body.insert("model".into(), Value::String(self.config.model.clone()));
-        body.insert("messages".into(), serde_json::to_value(conversation).unwrap_or(Value::Array(Vec::new())));
-        if let Some(rf) = &self.response_format {
-            body.insert("response_format".into(), rf.clone());
-        }
-        if let Some(t) = self.config.temperature {
-            if let Some(n) = serde_json::Number::from_f64(t) {
-                body.insert("temperature".into(), Value::Number(n));
-            }
-        }
-        if let Some(m) = self.config.max_tokens {
-            body.insert("max_tokens".into(), Value::from(m));
-        }
-        if self.config.stream {
-            body.insert("stream".into(), Value::Bool(true));
-            body.insert("stream_options".into(), json!({"include_usage": true}));
-        }
-        Value::Object(body)
-    }
-
     /// Every round refused: the fallback, if the contract accepts it.
     fn refused(&self, mut problems: Vec<AskProblem>, rounds: Vec<Round>, fallback: Option<&Value>) -> Outcome {
         let Some(value) = fallback else {
@@ -567,6 +690,28 @@ impl Asker {
             }
         }
     }
+}
+
+/// `Some(problem)` when the token budget does not allow another round.
+fn budget_check(limits: Limits, spent: u64, next_prompt_floor: u64, usage_missing: bool) -> Option<UpstreamProblem> {
+    let max = limits.max_total_tokens?;
+    let sentence = if usage_missing {
+        format!("the upstream reported no token usage, so the budget of {max} tokens cannot be kept")
+    } else if spent >= max {
+        format!("the token budget is spent: {spent} of {max} tokens used")
+    } else if spent.saturating_add(next_prompt_floor) > max {
+        format!(
+            "the token budget would be overrun: {spent} of {max} tokens used, and the next round's prompt alone is at least {next_prompt_floor}"
+        )
+    } else {
+        return None;
+    };
+    Some(UpstreamProblem::new(
+        UpstreamCode::BudgetSpent,
+        format!("at most {max} tokens"),
+        format!("{spent} tokens"),
+        &sentence,
+    ))
 }
 
 /// A round's judgement, and what to do next.

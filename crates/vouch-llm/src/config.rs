@@ -93,11 +93,52 @@ pub struct Timeouts {
     pub first_byte: Duration,
     /// The whole request, body included.
     pub total: Duration,
+    /// The longest silence between two pieces of a body once it has
+    /// begun (a stream that stalls, a body that drips and then stops).
+    pub idle: Duration,
 }
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Self { connect: Duration::from_secs(10), first_byte: Duration::from_secs(120), total: Duration::from_secs(180) }
+        Self {
+            connect: Duration::from_secs(10),
+            first_byte: Duration::from_secs(120),
+            total: Duration::from_secs(180),
+            idle: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What one ask may spend: rounds, tokens and time. [`Config::limits`]
+/// gives the configured ones; a caller may pass tighter ones per ask
+/// ([`crate::Forwarded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most requests, at least 1 (see [`Config::rounds`]).
+    pub rounds: u32,
+    /// The token budget (see [`Config::max_total_tokens`]).
+    pub max_total_tokens: Option<u64>,
+    /// The deadline (see [`Config::deadline`]).
+    pub deadline: Option<Duration>,
+}
+
+impl Limits {
+    /// Each limit the tighter of `self`'s and `cap`'s (a limit that is
+    /// unset on one side is the other's).
+    #[must_use]
+    pub fn capped_by(self, cap: Limits) -> Limits {
+        let min = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Limits {
+            rounds: self.rounds.min(cap.rounds).max(1),
+            max_total_tokens: min(self.max_total_tokens, cap.max_total_tokens),
+            deadline: match (self.deadline, cap.deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
     }
 }
 
@@ -187,6 +228,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// The configured rounds, token budget and deadline.
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        Limits { rounds: self.rounds, max_total_tokens: self.max_total_tokens, deadline: self.deadline }
+    }
+
     /// A configuration with the defaults: [`Mode::Schema`], 2 rounds, no
     /// budget, no deadline, no key, not streamed.
     #[must_use]

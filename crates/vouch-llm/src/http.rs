@@ -105,7 +105,7 @@ impl Request<'_> {
     /// Read the whole 2xx body of an opened response (at most 32 MiB).
     pub(crate) async fn read_whole(&self, opened: Opened) -> Response {
         let code = Some(opened.status);
-        match read_body(opened.response, opened.end, MAX_BODY).await {
+        match read_body(opened.response, opened.end, self.timeouts.idle, MAX_BODY).await {
             Ok(body) => Response { status: code, body: Ok(body) },
             Err(e) => failed(code, self.read_failure(e, opened.by_deadline)),
         }
@@ -138,7 +138,7 @@ impl Request<'_> {
             return Ok(Opened { status: status.as_u16(), response: resp, end, by_deadline });
         }
         let headers = resp.headers().clone();
-        let body = match read_body(resp, end, MAX_ERROR_BODY).await {
+        let body = match read_body(resp, end, self.timeouts.idle, MAX_ERROR_BODY).await {
             Ok(b) => b,
             Err(ReadError::TooLarge) => Vec::new(),
             Err(e) => return Err(failed(code, self.read_failure(e, by_deadline))),
@@ -152,6 +152,7 @@ impl Request<'_> {
         match e {
             ReadError::Time if by_deadline => deadline_problem(),
             ReadError::Time => timeout_problem("complete response", self.timeouts.total),
+            ReadError::Idle => timeout_problem("next piece of the body", self.timeouts.idle),
             ReadError::Transport(e) => self.transport(&e),
             ReadError::TooLarge => Failure {
                 problem: UpstreamProblem::new(
@@ -244,16 +245,25 @@ pub(crate) fn failed(status: Option<u16>, failure: Failure) -> Response {
 pub(crate) enum ReadError {
     /// Out of time.
     Time,
+    /// The body went silent for longer than the idle timeout.
+    Idle,
     /// The connection broke.
     Transport(reqwest::Error),
     /// Larger than the limit.
     TooLarge,
 }
 
-async fn read_body(mut resp: reqwest::Response, end: Instant, limit: usize) -> Result<Vec<u8>, ReadError> {
+async fn read_body(
+    mut resp: reqwest::Response,
+    end: Instant,
+    idle: Duration,
+    limit: usize,
+) -> Result<Vec<u8>, ReadError> {
     let mut buf = Vec::new();
     loop {
-        match timeout_at(end, resp.chunk()).await {
+        let (until, silent) = next_piece_by(end, idle);
+        match timeout_at(until, resp.chunk()).await {
+            Err(_) if silent => return Err(ReadError::Idle),
             Err(_) => return Err(ReadError::Time),
             Ok(Err(e)) => return Err(ReadError::Transport(e)),
             Ok(Ok(None)) => return Ok(buf),
@@ -269,6 +279,18 @@ async fn read_body(mut resp: reqwest::Response, end: Instant, limit: usize) -> R
                 buf.extend_from_slice(&bytes);
             }
         }
+    }
+}
+
+/// When the next piece of a body must have come: the idle timeout from
+/// now, or `end` if that is sooner (then `false`: running out is not
+/// silence but the request's time).
+pub(crate) fn next_piece_by(end: Instant, idle: Duration) -> (Instant, bool) {
+    let silent = Instant::now() + idle;
+    if silent < end {
+        (silent, true)
+    } else {
+        (end, false)
     }
 }
 

@@ -68,6 +68,9 @@ pub struct Streamed {
     /// The completion tokens of the whole reply, as the final usage event
     /// told; `None` when the request was dropped or no usage came.
     pub reply_tokens: Option<u64>,
+    /// Bytes of content sent on to the caller's relay
+    /// ([`crate::Asker::ask_forwarded`]); 0 when nothing was relayed.
+    pub relayed: usize,
 }
 
 impl Streamed {
@@ -86,6 +89,7 @@ impl Streamed {
             "decided_at_tokens": self.decided_at_tokens,
             "dropped": self.dropped,
             "reply_tokens": self.reply_tokens,
+            "relayed_bytes": self.relayed,
         })
     }
 }

@@ -58,11 +58,14 @@ pub enum UpstreamCode {
     /// The fallback (last known good value) fails the contract too, so it is
     /// not returned.
     FallbackRefused,
+    /// The caller went away (a gateway's client disconnected) before the
+    /// reply was judged; the upstream request was dropped.
+    Cancelled,
 }
 
 impl UpstreamCode {
     /// Every code, in documentation order.
-    pub const ALL: [UpstreamCode; 18] = [
+    pub const ALL: [UpstreamCode; 19] = [
         Self::UpstreamUnreachable,
         Self::UpstreamTimeout,
         Self::UpstreamStatus,
@@ -81,6 +84,7 @@ impl UpstreamCode {
         Self::BudgetSpent,
         Self::Deadline,
         Self::FallbackRefused,
+        Self::Cancelled,
     ];
 
     /// The stable snake_case name.
@@ -105,6 +109,7 @@ impl UpstreamCode {
             Self::BudgetSpent => "budget_spent",
             Self::Deadline => "deadline",
             Self::FallbackRefused => "fallback_refused",
+            Self::Cancelled => "cancelled",
         }
     }
 

@@ -116,6 +116,16 @@ impl Scrubber {
         self
     }
 
+    /// The longest form one of its secrets can take, in bytes (with slack);
+    /// 0 with no secret.
+    pub(crate) fn window(&self) -> usize {
+        if self.secrets.is_none() {
+            0
+        } else {
+            self.window
+        }
+    }
+
     /// True when it changes nothing (no secret, no pattern).
     #[must_use]
     pub fn is_none(&self) -> bool {

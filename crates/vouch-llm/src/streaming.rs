@@ -10,7 +10,8 @@ use tokio::time::timeout_at;
 use vouch::{Contract, Progress};
 
 use crate::completion::{self, Completion, Judged, EXCERPT};
-use crate::http::{Failure, Opened, ReadError, Request, Retry, MAX_BODY};
+use crate::forward::{Relay, Relayed};
+use crate::http::{next_piece_by, Failure, Opened, ReadError, Request, Retry, MAX_BODY};
 use crate::outcome::{Streamed, Usage};
 use crate::problem::{AskProblem, UpstreamCode, UpstreamProblem};
 use crate::scrub::{excerpt, Scrubber};
@@ -105,6 +106,19 @@ enum Bad {
     Upstream(UpstreamProblem),
     /// The event holds the API key (where).
     Secret(String),
+}
+
+/// The caller went away while the reply streamed.
+fn cancelled() -> Failure {
+    Failure {
+        problem: UpstreamProblem::new(
+            UpstreamCode::Cancelled,
+            "a caller to hand the reply to",
+            "the caller went away",
+            "the caller went away while the reply streamed: the upstream request was dropped",
+        ),
+        retry: Retry::No,
+    }
 }
 
 fn malformed(sentence: &str, got: String) -> Bad {
@@ -235,7 +249,17 @@ fn interpret(event: &Event, scrub: &Scrubber) -> Result<Item, Bad> {
 
 /// Read a 2xx stream to its end, or until the check refuses it; the
 /// response (and with it the connection) is dropped when this returns.
-pub(crate) async fn read(request: &Request<'_>, opened: Opened, contract: &Contract, scrub: &Scrubber) -> StreamEnd {
+///
+/// With a `relay`, every content piece the check takes is sent on to it
+/// before the next is read; when its receiver is gone the stream is dropped
+/// (`cancelled`).
+pub(crate) async fn read(
+    request: &Request<'_>,
+    opened: Opened,
+    contract: &Contract,
+    scrub: &Scrubber,
+    relay: Option<&Relay>,
+) -> StreamEnd {
     let Opened { mut response, end, by_deadline, .. } = opened;
     let mut decoder = Decoder::new(MAX_EVENT);
     let mut check = contract.stream();
@@ -257,9 +281,11 @@ pub(crate) async fn read(request: &Request<'_>, opened: Opened, contract: &Contr
     let fail = |problem: UpstreamProblem| End::Failed(Failure { problem, retry: Retry::Yes(None) });
 
     'read: loop {
-        let piece = match timeout_at(end, response.chunk()).await {
+        let (until, silent) = next_piece_by(end, request.timeouts.idle);
+        let piece = match timeout_at(until, response.chunk()).await {
             Err(_) => {
-                let failure = request.read_failure(ReadError::Time, by_deadline);
+                let e = if silent { ReadError::Idle } else { ReadError::Time };
+                let failure = request.read_failure(e, by_deadline);
                 return finish(said, stats, End::Failed(failure));
             }
             Ok(Err(e)) => {
@@ -323,6 +349,7 @@ pub(crate) async fn read(request: &Request<'_>, opened: Opened, contract: &Contr
             }
             let Some(piece) = delta.content else { continue };
             said.content.get_or_insert_with(String::new).push_str(&piece);
+
             if piece.is_empty() {
                 continue;
             }
@@ -348,6 +375,22 @@ pub(crate) async fn read(request: &Request<'_>, opened: Opened, contract: &Contr
                     said.content = None;
                 }
                 return finish(said, stats, End::Judged(judged));
+            }
+            if let Some(relay) = relay {
+                let content = said.content.as_deref().unwrap_or("");
+                match relay_ready(content, stats.relayed, scrub) {
+                    Ready::Secret => {
+                        said.content = None;
+                        stats.dropped = true;
+                        let judged = completion::secret_refused("the streamed content");
+                        return finish(said, stats, End::Judged(judged));
+                    }
+                    Ready::Upto(upto) => {
+                        if !send(relay, content, &mut stats, upto).await {
+                            return finish(said, stats, End::Failed(cancelled()));
+                        }
+                    }
+                }
             }
         }
     }
@@ -383,5 +426,54 @@ pub(crate) async fn read(request: &Request<'_>, opened: Opened, contract: &Contr
     if said.secret(scrub).is_some() {
         said.content = None;
     }
+    if let (Some(relay), Judged::Accepted(_), Some(content)) = (relay, &judged, said.content.as_deref()) {
+        // Accepted: what was held back goes on too.
+        if !send(relay, content, &mut stats, content.len()).await {
+            return finish(said, stats, End::Failed(cancelled()));
+        }
+    }
     finish(said, stats, End::Judged(judged))
+}
+
+/// How much of the content may be relayed now.
+enum Ready {
+    /// Up to this byte.
+    Upto(usize),
+    /// The content holds the key: nothing more goes on.
+    Secret,
+}
+
+/// With a key to keep, the last [`Scrubber::window`] bytes are held back
+/// (a key split across pieces is never half sent) and the new part is
+/// looked at for the key in every form the scrubber covers.
+fn relay_ready(content: &str, relayed: usize, scrub: &Scrubber) -> Ready {
+    let hold = scrub.window();
+    if hold == 0 {
+        return Ready::Upto(content.len());
+    }
+    let from = floor_char(content, relayed.saturating_sub(hold));
+    if scrub.holds_secret(content.get(from..).unwrap_or(content).as_bytes()) {
+        return Ready::Secret;
+    }
+    Ready::Upto(floor_char(content, content.len().saturating_sub(hold)))
+}
+
+/// The largest char boundary at or before `at`.
+fn floor_char(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Relay `content[relayed..upto]`; false when the receiver is gone.
+async fn send(relay: &Relay, content: &str, stats: &mut Streamed, upto: usize) -> bool {
+    let Some(piece) = content.get(stats.relayed..upto).filter(|p| !p.is_empty()) else { return true };
+    if relay.send(Relayed::Content(piece.to_owned())).await.is_err() {
+        stats.dropped = true;
+        return false;
+    }
+    stats.relayed = upto;
+    true
 }

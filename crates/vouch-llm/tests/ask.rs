@@ -19,6 +19,7 @@ fn config(base_url: &str) -> Config {
         connect: Duration::from_millis(500),
         first_byte: Duration::from_secs(3),
         total: Duration::from_secs(4),
+        idle: Duration::from_secs(4),
     };
     c.backoff = Backoff { base: Duration::from_millis(5), max_wait: Duration::from_secs(3) };
     c
@@ -347,13 +348,24 @@ async fn retry_after_is_honoured() {
 }
 
 #[tokio::test]
-async fn retry_after_is_capped() {
+async fn retry_after_past_the_longest_wait_fails_fast() {
     let fake = Fake::start(vec![Step::body(429, "{}").header("retry-after", "3600"), Step::reply(CLEAN_PLATE)]);
+    let started = std::time::Instant::now();
     let o = asker(&fake.base_url, |c| c.backoff.max_wait = Duration::from_millis(200)).ask(ask_plate()).await;
+    assert!(!o.is_accepted());
+    assert_eq!(o.problems[0].code(), "rate_limited");
+    assert_eq!(fake.count(), 1, "not asked again: the upstream said to wait an hour");
+    assert!(started.elapsed() < Duration::from_millis(190), "did not wait: {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn retry_after_within_the_longest_wait_is_kept() {
+    let fake = Fake::start(vec![Step::body(429, "{}").header("retry-after", "1"), Step::reply(CLEAN_PLATE)]);
+    let o = asker(&fake.base_url, |c| c.backoff.max_wait = Duration::from_millis(1500)).ask(ask_plate()).await;
     assert!(o.is_pass());
     let seen = fake.seen();
     let gap = seen[1].at - seen[0].at;
-    assert!(gap >= Duration::from_millis(200) && gap < Duration::from_millis(900), "waited {gap:?}");
+    assert!(gap >= Duration::from_millis(1000) && gap <= Duration::from_millis(1600), "waited {gap:?}");
 }
 
 #[tokio::test]

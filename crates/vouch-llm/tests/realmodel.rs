@@ -62,6 +62,7 @@ async fn a_real_small_model_is_vouched_for_or_refused_never_passed_unchecked() {
             connect: Duration::from_secs(2),
             first_byte: Duration::from_secs(60),
             total: Duration::from_secs(90),
+            idle: Duration::from_secs(90),
         };
         let asker = Asker::new(contract.clone(), config).unwrap();
         let outcome = asker

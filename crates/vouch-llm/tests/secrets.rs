@@ -42,6 +42,7 @@ fn config(base_url: &str) -> Config {
         connect: Duration::from_millis(300),
         first_byte: Duration::from_millis(300),
         total: Duration::from_millis(600),
+        idle: Duration::from_millis(600),
     };
     c.backoff = Backoff { base: Duration::from_millis(1), max_wait: Duration::from_millis(50) };
     c

@@ -25,6 +25,7 @@ fn config(base_url: &str) -> Config {
         connect: Duration::from_millis(500),
         first_byte: Duration::from_secs(3),
         total: Duration::from_secs(5),
+        idle: Duration::from_secs(5),
     };
     c.backoff = Backoff { base: Duration::from_millis(5), max_wait: Duration::from_secs(1) };
     c

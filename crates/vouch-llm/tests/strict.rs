@@ -20,6 +20,7 @@ fn asker(base_url: &str, rounds: u32) -> Asker {
         connect: Duration::from_millis(500),
         first_byte: Duration::from_secs(3),
         total: Duration::from_secs(4),
+        idle: Duration::from_secs(4),
     };
     c.backoff = Backoff { base: Duration::from_millis(1), max_wait: Duration::from_millis(20) };
     Asker::new(plate_contract(), c).unwrap()
