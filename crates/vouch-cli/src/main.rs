@@ -55,6 +55,7 @@ mod load;
 mod output;
 mod render;
 mod schema;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -120,6 +121,16 @@ enum Command {
     ///
     /// Example: vouch ask --contract examples/contracts/plate.json --model gpt-4o-mini --prompt 'Read back the plate.' --image plate.jpg --fallback last_plate.json
     Ask(Box<ask::Args>),
+    /// Serve an OpenAI-compatible gateway that checks every reply against its contract.
+    ///
+    /// Point any OpenAI SDK's base_url at it. The contract is named by
+    /// response_format.json_schema.name (DIR/NAME.json), the x-vouch-contract header, or
+    /// sent inline as the request's JSON Schema. Accepted: the completion with the vouched
+    /// JSON as content and a `vouch` object; refused: HTTP 422 with type vouch_refused and
+    /// every problem. See docs/gateway.md.
+    ///
+    /// Example: vouch serve --listen 127.0.0.1:8080 --upstream https://api.openai.com/v1 --contracts examples/contracts --api-key-env OPENAI_API_KEY
+    Serve(Box<serve::Args>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Example: vouch completions bash > /etc/bash_completion.d/vouch
@@ -138,6 +149,7 @@ fn main() -> ExitCode {
         Command::Batch(args) => batch::run(&args),
         Command::Audit(args) => audit::run(&args),
         Command::Ask(args) => ask::run(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "vouch", &mut output::Stdout);
             0

@@ -79,3 +79,17 @@ pub fn scrub_panics() {
         }
     }));
 }
+
+/// Standard error through the scrubbing writer, as a [`Write`] of its own
+/// (for `serve`'s log lines).
+pub struct Stderr;
+
+impl Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        lock(&STDERR).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        lock(&STDERR).flush()
+    }
+}

@@ -128,6 +128,8 @@ struct Exchange {
     limits: Limits,
     stream: bool,
     relay: Option<Relay>,
+    /// Headers of this ask's own.
+    headers: HeaderMap,
 }
 
 impl Exchange {
@@ -305,6 +307,7 @@ impl Asker {
             limits: self.config.limits(),
             stream: self.config.stream,
             relay: None,
+            headers: HeaderMap::new(),
         };
         self.traced(span, exchange, fallback).await
     }
@@ -333,13 +336,22 @@ impl Asker {
             total_tokens = field::Empty,
         );
         let stream = forwarded.streams();
-        let Forwarded { body, limits, instructions } = forwarded;
+        let Forwarded { body, limits, instructions, headers } = forwarded;
+        let mut extra = HeaderMap::new();
+        for (name, value) in headers {
+            if let (Ok(n), Ok(mut v)) =
+                (HeaderName::from_bytes(name.trim().as_bytes()), HeaderValue::from_str(value.trim()))
+            {
+                v.set_sensitive(true);
+                extra.append(n, v);
+            }
+        }
         let (base, conversation) = self.forwarded_body(body, instructions, stream);
         if let Some(model) = base.get("model").and_then(Value::as_str) {
             span.record("model", excerpt(&self.scrub.scrub(model), 80));
         }
         let limits = Limits { rounds: limits.rounds.max(1), ..limits };
-        let exchange = Exchange { base, conversation, limits, stream, relay };
+        let exchange = Exchange { base, conversation, limits, stream, relay, headers: extra };
         self.traced(span, exchange, fallback).await
     }
 
@@ -595,6 +607,7 @@ impl Asker {
             url: &self.url,
             shown_url: &self.shown_url,
             body: &body,
+            headers: &exchange.headers,
             timeouts: self.config.timeouts,
             deadline,
             scrub: &self.scrub,

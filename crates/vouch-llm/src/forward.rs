@@ -22,6 +22,10 @@ pub struct Forwarded {
     /// Add the contract's instructions to the system message (as
     /// [`crate::Asker::conversation`] does).
     pub instructions: bool,
+    /// Headers sent with this ask's requests, beside the asker's own (a
+    /// gateway's allow-listed client headers). One that is not valid HTTP
+    /// is left out.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Forwarded {

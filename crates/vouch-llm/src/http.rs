@@ -44,6 +44,8 @@ pub(crate) struct Request<'a> {
     pub url: &'a Url,
     pub shown_url: &'a str,
     pub body: &'a Value,
+    /// This request's own headers, beside the client's defaults.
+    pub headers: &'a HeaderMap,
     pub timeouts: Timeouts,
     pub deadline: Option<Instant>,
     pub scrub: &'a Scrubber,
@@ -122,7 +124,7 @@ impl Request<'_> {
             _ => (total_end, false),
         };
         let first_byte_end = (start + self.timeouts.first_byte).min(end);
-        let sent = self.client.post(self.url.clone()).json(self.body).send();
+        let sent = self.client.post(self.url.clone()).headers(self.headers.clone()).json(self.body).send();
         let resp = match timeout_at(first_byte_end, sent).await {
             Err(_) if by_deadline && first_byte_end == end => return Err(failed(None, deadline_problem())),
             Err(_) if first_byte_end == end => {

@@ -8,6 +8,8 @@ use std::sync::LazyLock;
 
 use base64::Engine as _;
 use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::hybrid::dfa::DFA;
+use regex_automata::{nfa::thompson, util::syntax, Anchored, Input};
 
 use crate::config::ApiKey;
 
@@ -53,6 +55,9 @@ pub const REDACTED: &str = "[redacted]";
 pub struct Scrubber {
     /// Every form of every secret, in one regex; `None` for no secret.
     secrets: Option<Regex>,
+    /// The same forms as a lazy DFA, to tell whether a text's end could
+    /// still grow into one ([`Scrubber::open_prefix`]).
+    prefix: Option<std::sync::Arc<DFA>>,
     /// The number of secrets.
     count: usize,
     /// The longest form a secret can take here, in bytes (a bound for writers).
@@ -104,8 +109,8 @@ impl Scrubber {
         let longest = forms.iter().map(|f| f.0.len()).max().unwrap_or(0);
         // `\uD83D\uDE00` is the longest form of one character: 12 bytes, plus escapes of the backslash.
         let window = longest.saturating_mul(16).saturating_add(64);
-        let secrets = if forms.is_empty() { None } else { build(&forms) };
-        Self { secrets, count, window, patterns: true }
+        let (secrets, prefix) = if forms.is_empty() { (None, None) } else { build(&forms) };
+        Self { secrets, prefix: prefix.map(std::sync::Arc::new), count, window, patterns: true }
     }
 
     /// This scrubber without the `Bearer …` and `sk-…` patterns: only its
@@ -124,6 +129,30 @@ impl Scrubber {
         } else {
             self.window
         }
+    }
+
+    /// The first position at or after `from` where the rest of `text`
+    /// could be the start of one of its secrets, in any form it covers (a
+    /// text that could still grow into one): what a relay must hold back.
+    /// `None` when no secret can begin there (or there is no secret).
+    pub(crate) fn open_prefix(&self, text: &[u8], from: usize) -> Option<usize> {
+        self.secrets.as_ref()?;
+        let Some(dfa) = &self.prefix else { return Some(from.min(text.len())) };
+        let mut cache = dfa.create_cache();
+        (from..text.len()).find(|&p| {
+            let Some(tail) = text.get(p..) else { return false };
+            let input = Input::new(tail).anchored(Anchored::Yes);
+            let Ok(mut state) = dfa.start_state_forward(&mut cache, &input) else { return true };
+            for &b in tail {
+                match dfa.next_state(&mut cache, state, b) {
+                    Ok(next) if next.is_dead() => return false,
+                    Ok(next) => state = next,
+                    // The cache gave up: hold back, to be safe.
+                    Err(_) => return true,
+                }
+            }
+            true
+        })
     }
 
     /// True when it changes nothing (no secret, no pattern).
@@ -224,27 +253,44 @@ impl Scrubber {
 /// character; a derived form (base64, hex) has every form of each character
 /// but its letters and digits, which stand as they are (hex letters in
 /// either case): nothing escapes those.
-fn build(forms: &[(String, bool)]) -> Option<Regex> {
+///
+/// With it, the same pattern as a lazy DFA for [`Scrubber::open_prefix`]
+/// (`None` if it cannot be built: then every text's end is held back).
+fn build(forms: &[(String, bool)]) -> (Option<Regex>, Option<DFA>) {
     let alternatives: Vec<String> = forms
         .iter()
         .map(|(f, whole)| {
             f.chars().map(|c| if *whole || !c.is_ascii_alphanumeric() { char_forms(c) } else { ci(c) }).collect()
         })
         .collect();
-    let full = RegexBuilder::new(&alternatives.join("|")).size_limit(256 << 20).dfa_size_limit(64 << 20).build();
-    full.or_else(|_| {
-        let plain: Vec<String> = forms
-            .iter()
-            .flat_map(|(f, _)| {
-                let json = serde_json::to_string(f).unwrap_or_default();
-                let json = json.trim_matches('"').to_owned();
-                [regex::escape(f), regex::escape(&json), regex::escape(&json.replace('/', "\\/"))]
-            })
-            .collect();
-        Regex::new(&plain.join("|"))
-    })
-    .or_else(|_| Regex::new(r"(?s).+"))
-    .ok()
+    let pattern = alternatives.join("|");
+    let full = RegexBuilder::new(&pattern).size_limit(256 << 20).dfa_size_limit(64 << 20).build();
+    let prefix = full.is_ok().then(|| prefix_dfa(&pattern)).flatten();
+    let regex = full
+        .or_else(|_| {
+            let plain: Vec<String> = forms
+                .iter()
+                .flat_map(|(f, _)| {
+                    let json = serde_json::to_string(f).unwrap_or_default();
+                    let json = json.trim_matches('"').to_owned();
+                    [regex::escape(f), regex::escape(&json), regex::escape(&json.replace('/', "\\/"))]
+                })
+                .collect();
+            Regex::new(&plain.join("|"))
+        })
+        .or_else(|_| Regex::new(r"(?s).+"))
+        .ok();
+    (regex, prefix)
+}
+
+/// The lazy DFA of `pattern`, over bytes (as `regex::bytes` reads it).
+fn prefix_dfa(pattern: &str) -> Option<DFA> {
+    DFA::builder()
+        .syntax(syntax::Config::new().utf8(false))
+        .thompson(thompson::Config::new().utf8(false))
+        .configure(DFA::config().cache_capacity(8 << 20))
+        .build(pattern)
+        .ok()
 }
 
 /// Every form of one character: as it is, JSON-escaped (again any number
@@ -459,6 +505,23 @@ mod tests {
 
     fn s() -> Scrubber {
         Scrubber::new([KEY])
+    }
+
+    #[test]
+    fn an_end_that_could_grow_into_the_key_is_held_back_and_no_other() {
+        let s = Scrubber::new(["sk-upstream-canary-5c1f"]);
+        let text = br#"{"productPresent":false,"note":"sk-upstr"#;
+        let first_s = text.windows(3).position(|w| w == b"sk-");
+        assert!(first_s.is_some());
+        assert_eq!(s.open_prefix(text, 0), first_s, "the key's start is held back");
+        // Its JSON-escaped and percent-encoded forms too.
+        let escaped = br#"{"note":"\u0073\u006b-ups"#;
+        assert_eq!(s.open_prefix(escaped, 0), escaped.iter().position(|&b| b == b'\\'));
+        let pct = b"{\"note\":\"%73%6B-up";
+        assert_eq!(s.open_prefix(pct, 0), pct.iter().position(|&b| b == b'%'));
+        // Text that cannot begin the key goes on whole.
+        assert_eq!(s.open_prefix(br#"{"productPresent":false}"#, 0), None);
+        assert_eq!(Scrubber::none().open_prefix(b"sk-upstr", 0), None);
     }
 
     #[test]

@@ -443,19 +443,22 @@ enum Ready {
     Secret,
 }
 
-/// With a key to keep, the last [`Scrubber::window`] bytes are held back
-/// (a key split across pieces is never half sent) and the new part is
-/// looked at for the key in every form the scrubber covers.
+/// With a key to keep, the new part of the content (and the scrubber's
+/// longest form before it) is looked at for the key in every form the
+/// scrubber covers, and an end that could still grow into the key is held
+/// back (a key split across pieces is never half sent).
 fn relay_ready(content: &str, relayed: usize, scrub: &Scrubber) -> Ready {
-    let hold = scrub.window();
-    if hold == 0 {
+    let window = scrub.window();
+    if window == 0 {
         return Ready::Upto(content.len());
     }
-    let from = floor_char(content, relayed.saturating_sub(hold));
+    let from = floor_char(content, relayed.saturating_sub(window));
     if scrub.holds_secret(content.get(from..).unwrap_or(content).as_bytes()) {
         return Ready::Secret;
     }
-    Ready::Upto(floor_char(content, content.len().saturating_sub(hold)))
+    let start = relayed.max(content.len().saturating_sub(window));
+    let upto = scrub.open_prefix(content.as_bytes(), start).unwrap_or(content.len());
+    Ready::Upto(floor_char(content, upto))
 }
 
 /// The largest char boundary at or before `at`.

@@ -1,0 +1,193 @@
+//! `vouch serve`: the gateway (crate `vouch-server`), configured from a
+//! TOML file and flags, logging through the scrubbing standard error.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use vouch_server::{read_tokens, Gateway, ServerConfig, WithoutContract};
+
+use crate::load::EXIT_USAGE;
+
+/// `vouch serve` arguments: each flag overrides the file's key of the same name.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A TOML configuration file (every key: docs/gateway.md).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Where to listen (default 127.0.0.1:8080).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<SocketAddr>,
+    /// The upstream's base URL: OpenAI, OpenRouter, Groq, Ollama, vLLM, llama.cpp…
+    #[arg(long, value_name = "BASE_URL")]
+    upstream: Option<String>,
+    /// The contracts folder: DIR/NAME.json is the contract NAME.
+    #[arg(long, value_name = "DIR")]
+    contracts: Option<PathBuf>,
+    /// The environment variable holding the upstream's API key (never a flag).
+    #[arg(long, value_name = "NAME")]
+    api_key_env: Option<String>,
+    /// A file of client bearer tokens, one per line.
+    #[arg(long, value_name = "FILE")]
+    tokens_file: Option<PathBuf>,
+    /// An environment variable of client bearer tokens, comma separated.
+    #[arg(long, value_name = "NAME")]
+    tokens_env: Option<String>,
+    /// What a request that names no contract gets: refuse (400, the default) or pass (unchecked).
+    #[arg(long, value_name = "WHAT", value_parser = ["refuse", "pass"])]
+    without_contract: Option<String>,
+    /// The model sent when a request names none.
+    #[arg(long, value_name = "MODEL")]
+    default_model: Option<String>,
+    /// The most requests in flight (503 with Retry-After beyond).
+    #[arg(long, value_name = "N")]
+    max_concurrency: Option<usize>,
+    /// The largest request body in bytes (413 beyond).
+    #[arg(long, value_name = "BYTES")]
+    max_body_bytes: Option<usize>,
+    /// Serve without client tokens on a non-loopback address.
+    #[arg(long)]
+    allow_unauthenticated: bool,
+    /// Log level: error, warn, info, debug, trace.
+    #[arg(long, value_name = "LEVEL", default_value = "info")]
+    log: tracing::Level,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+fn configure(args: &Args) -> Result<ServerConfig, String> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            ServerConfig::from_toml_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => ServerConfig::default(),
+    };
+    if let Some(v) = args.listen {
+        config.listen = v;
+    }
+    if let Some(v) = &args.upstream {
+        config.upstream.clone_from(v);
+    }
+    if let Some(v) = &args.contracts {
+        config.contracts.clone_from(v);
+    }
+    if let Some(v) = &args.api_key_env {
+        config.api_key_env = Some(v.clone());
+    }
+    if let Some(v) = &args.tokens_file {
+        config.tokens_file = Some(v.clone());
+    }
+    if let Some(v) = &args.tokens_env {
+        config.tokens_env = Some(v.clone());
+    }
+    if let Some(v) = &args.without_contract {
+        config.without_contract = if v == "pass" { WithoutContract::Pass } else { WithoutContract::Refuse };
+    }
+    if let Some(v) = &args.default_model {
+        config.default_model.clone_from(v);
+    }
+    if let Some(v) = args.max_concurrency {
+        config.max_concurrency = v;
+    }
+    if let Some(v) = args.max_body_bytes {
+        config.max_body_bytes = v;
+    }
+    config.allow_unauthenticated |= args.allow_unauthenticated;
+    Ok(config)
+}
+
+/// Run the gateway until SIGINT or SIGTERM, then drain.
+pub fn run(args: &Args) -> u8 {
+    let config = match configure(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("vouch: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let key = match &config.api_key_env {
+        Some(name) => match std::env::var(name) {
+            Ok(k) => Some(k),
+            Err(_) => {
+                eprintln!("vouch: the API key variable {name} is not set");
+                return EXIT_USAGE;
+            }
+        },
+        None => None,
+    };
+    let tokens = match read_tokens(&config) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("vouch: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let (gateway, errors) = match Gateway::new(config, key, tokens) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("vouch: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    crate::output::protect(gateway.scrubber());
+    tracing_subscriber::fmt()
+        .with_max_level(args.log)
+        .with_target(false)
+        .with_ansi(false)
+        .with_writer(|| crate::output::Stderr)
+        .init();
+    for e in &errors {
+        tracing::warn!(contract = %e.name, "not loaded: {}", e.message);
+    }
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = args.threads {
+        runtime.worker_threads(n.max(1));
+    }
+    let runtime = match runtime.enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("vouch: cannot start the runtime: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    runtime.block_on(async move {
+        let listen = gateway.config().listen;
+        let listener = match tokio::net::TcpListener::bind(listen).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("vouch: cannot listen on {listen}: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let shown = listener.local_addr().map_or_else(|_| listen.to_string(), |a| a.to_string());
+        let names: Vec<String> = gateway.catalog().named.keys().cloned().collect();
+        tracing::info!(contracts = ?names, upstream = %gateway.config().upstream, "vouch serve listening on http://{shown}");
+        let gateway = Arc::new(gateway);
+        vouch_server::reload_on_sighup(Arc::clone(&gateway));
+        match vouch_server::serve(gateway, listener, stop_signal()).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("vouch: the server failed: {e}");
+                1
+            }
+        }
+    })
+}
+
+/// SIGINT or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,429 @@
+//! `POST /v1/chat/completions`: choose the contract, ask the upstream
+//! through vouch-llm (rounds, budget, deadline, fallback), and answer with
+//! the vouched completion, a stream of checked chunks, or a 422 refusal.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use futures_util::stream;
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio::task::JoinHandle;
+use vouch_llm::{Answer, Forwarded, Limits, Outcome, Relayed};
+
+use crate::catalog::{Entry, InlineContract};
+use crate::config::WithoutContract;
+use crate::reply::{self, error};
+use crate::Gateway;
+
+/// The deepest nesting read in a request body.
+const MAX_DEPTH: usize = 128;
+
+/// Headers a request may tighten its ask's limits with.
+pub const ROUNDS_HEADER: &str = "x-vouch-rounds";
+/// See [`ROUNDS_HEADER`].
+pub const TOKENS_HEADER: &str = "x-vouch-max-total-tokens";
+/// See [`ROUNDS_HEADER`].
+pub const DEADLINE_HEADER: &str = "x-vouch-deadline-ms";
+/// Names the contract, over `response_format`.
+pub const CONTRACT_HEADER: &str = "x-vouch-contract";
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn bad_request(g: &Gateway, code: &str, message: &str) -> Response {
+    error(StatusCode::BAD_REQUEST, "invalid_request_error", code, message, &g.scrub)
+}
+
+/// Which contract a request names, if any.
+enum Chosen {
+    Entry(Arc<Entry>),
+    None,
+}
+
+/// The contract: the header's, else `response_format.json_schema.name` if
+/// it names one of the folder's, else the request's own schema (if inline
+/// contracts are on), else none.
+fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result<Chosen, Box<Response>> {
+    let catalog = g.catalog();
+    if let Some(name) = headers.get(CONTRACT_HEADER) {
+        let name = name.to_str().unwrap_or("");
+        return match catalog.named.get(name) {
+            Some(e) => Ok(Chosen::Entry(Arc::clone(e))),
+            None => Err(Box::new(error(
+                StatusCode::NOT_FOUND,
+                "invalid_request_error",
+                "unknown_contract",
+                &format!("no contract named {:?} (GET /v1/contracts lists them)", excerpt(name)),
+                &g.scrub,
+            ))),
+        };
+    }
+    let rf = body.get("response_format");
+    let js = rf.and_then(|r| r.get("json_schema"));
+    let name = js.and_then(|j| j.get("name")).and_then(Value::as_str);
+    let schema = js.and_then(|j| j.get("schema"));
+    if let Some(e) = name.and_then(|n| catalog.named.get(n)) {
+        return Ok(Chosen::Entry(Arc::clone(e)));
+    }
+    let inline = schema.filter(|s| s.as_object().is_some_and(|o| !o.is_empty()) || s.is_boolean());
+    match (inline, name) {
+        (Some(schema), _) if g.config.inline_contracts => {
+            match g.inline.get_or_compile(schema, &g.config, g.key.as_ref()) {
+                InlineContract::Ready(e) => Ok(Chosen::Entry(e)),
+                InlineContract::Invalid(errors) => Err(Box::new(bad_request(
+                    g,
+                    "contract_invalid",
+                    &format!(
+                        "response_format.json_schema.schema is not a contract vouch can enforce: {}",
+                        errors.join("; ")
+                    ),
+                ))),
+            }
+        }
+        (Some(_), _) => Err(Box::new(bad_request(
+            g,
+            "inline_contracts_off",
+            "this gateway takes no inline schema: name one of its contracts (GET /v1/contracts)",
+        ))),
+        (None, Some(n)) => Err(Box::new(error(
+            StatusCode::NOT_FOUND,
+            "invalid_request_error",
+            "unknown_contract",
+            &format!("no contract named {:?} and no schema given (GET /v1/contracts lists them)", excerpt(n)),
+            &g.scrub,
+        ))),
+        (None, None) => Ok(Chosen::None),
+    }
+}
+
+fn excerpt(s: &str) -> String {
+    s.chars().take(64).collect()
+}
+
+/// A limit header: a positive integer, or a 400.
+fn header_number(g: &Gateway, headers: &HeaderMap, name: &str) -> Result<Option<u64>, Box<Response>> {
+    let Some(v) = headers.get(name) else { return Ok(None) };
+    match v.to_str().ok().and_then(|t| t.trim().parse::<u64>().ok()).filter(|n| *n > 0) {
+        Some(n) => Ok(Some(n)),
+        None => Err(Box::new(bad_request(g, "invalid_limit", &format!("{name} must be a positive integer")))),
+    }
+}
+
+/// The entry's limits, tightened by the request's headers.
+fn limits(g: &Gateway, headers: &HeaderMap, entry: &Entry) -> Result<Limits, Box<Response>> {
+    let rounds = header_number(g, headers, ROUNDS_HEADER)?;
+    let tokens = header_number(g, headers, TOKENS_HEADER)?;
+    let deadline = header_number(g, headers, DEADLINE_HEADER)?;
+    let asked = Limits {
+        rounds: rounds.map_or(u32::MAX, |r| u32::try_from(r).unwrap_or(u32::MAX)),
+        max_total_tokens: tokens,
+        deadline: deadline.map(Duration::from_millis),
+    };
+    Ok(asked.capped_by(entry.limits))
+}
+
+/// Aborts the ask's task when the response (and with it the client) is gone.
+struct AbortOnDrop(JoinHandle<Outcome>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The chat completions route.
+pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, BytesRejection>, id: String) -> Response {
+    let Ok(permit) = Arc::clone(&g.slots).try_acquire_owned() else {
+        g.metrics.limit("concurrency");
+        let mut r = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            "overloaded",
+            "the gateway is at its concurrency limit; retry shortly",
+            &g.scrub,
+        );
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    };
+    let body = match body {
+        Ok(b) => b,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            g.metrics.limit("body_size");
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "invalid_request_error",
+                "body_too_large",
+                &format!("the request body is larger than {} bytes", g.config.max_body_bytes),
+                &g.scrub,
+            );
+        }
+        Err(e) => {
+            return bad_request(
+                &g,
+                "unreadable_body",
+                &format!("the request body could not be read: {}", e.body_text()),
+            )
+        }
+    };
+    let mut body = match std::str::from_utf8(&body).ok().map(|t| vouch::read_json(t, MAX_DEPTH)) {
+        Some(Ok(Value::Object(o))) => o,
+        Some(Ok(_)) => return bad_request(&g, "invalid_body", "the request body must be a JSON object"),
+        Some(Err(e)) => {
+            return bad_request(&g, "invalid_json", &format!("the request body is not JSON: {}", e.message))
+        }
+        None => return bad_request(&g, "invalid_json", "the request body is not UTF-8 text"),
+    };
+    if !body.get("messages").is_some_and(Value::is_array) {
+        return bad_request(&g, "invalid_body", "messages must be an array");
+    }
+    if body.get("n").and_then(Value::as_u64).is_some_and(|n| n != 1) {
+        return bad_request(&g, "unsupported_n", "vouch answers one choice per request: n must be 1");
+    }
+    let fallback = match body.remove("vouch") {
+        None => None,
+        Some(Value::Object(mut v)) => v.remove("fallback").filter(|f| !f.is_null()),
+        Some(_) => return bad_request(&g, "invalid_body", "vouch must be an object ({\"fallback\": …})"),
+    };
+    let entry = match choose(&g, &headers, &body) {
+        Ok(Chosen::Entry(e)) => e,
+        Ok(Chosen::None) => {
+            return match g.config.without_contract {
+                WithoutContract::Refuse => bad_request(
+                    &g,
+                    "contract_required",
+                    "this gateway checks every reply against a contract: name one in response_format.json_schema.name \
+                     or the x-vouch-contract header, or send its JSON Schema (GET /v1/contracts lists them)",
+                ),
+                WithoutContract::Pass => crate::pass::forward(&g, &headers, body, permit).await,
+            };
+        }
+        Err(r) => return *r,
+    };
+    let limits = match limits(&g, &headers, &entry) {
+        Ok(l) => l,
+        Err(r) => return *r,
+    };
+    let forwarded_headers: Vec<(String, String)> = headers
+        .iter()
+        .filter(|(n, _)| g.config.forwards(n.as_str()))
+        .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_owned(), v.to_owned())))
+        .collect();
+    let model = body.get("model").and_then(Value::as_str).map_or_else(|| g.config.default_model.clone(), str::to_owned);
+    let max_tokens = ["max_completion_tokens", "max_tokens"].iter().find_map(|k| body.get(*k).and_then(Value::as_u64));
+    let forwarded = Forwarded { body, limits, instructions: g.config.instructions, headers: forwarded_headers };
+    let call = Call { g, entry, id: format!("chatcmpl-vouch-{id}"), model, created: now_secs(), max_tokens };
+    if forwarded.streams() {
+        call.stream(forwarded, fallback, permit).await
+    } else {
+        let outcome = call.entry.asker.ask_forwarded(forwarded, fallback.as_ref(), None).await;
+        drop(permit);
+        call.whole(&outcome)
+    }
+}
+
+/// One request being answered.
+struct Call {
+    g: Arc<Gateway>,
+    entry: Arc<Entry>,
+    id: String,
+    model: String,
+    created: u64,
+    max_tokens: Option<u64>,
+}
+
+fn accepted_json(outcome: &Outcome) -> Option<String> {
+    match &outcome.answer {
+        Answer::Model(a) | Answer::Fallback(a) => Some(a.json().into_owned()),
+        Answer::Refused => None,
+    }
+}
+
+impl Call {
+    fn marked(&self, mut r: Response, outcome: &Outcome) -> Response {
+        let kind = if outcome.is_accepted() {
+            "accepted"
+        } else if outcome.is_fallback() {
+            "fallback"
+        } else {
+            "refused"
+        };
+        r.headers_mut().insert("x-vouch-outcome", HeaderValue::from_static(kind));
+        if let Ok(v) = HeaderValue::from_str(&self.entry.name) {
+            r.headers_mut().insert("x-vouch-contract", v);
+        }
+        r
+    }
+
+    /// A whole (not streamed) answer.
+    fn whole(&self, outcome: &Outcome) -> Response {
+        self.g.metrics.ask(&self.entry.name, outcome, self.max_tokens);
+        let r = match accepted_json(outcome) {
+            Some(content) => {
+                let body = reply::completion(&self.id, self.created, &self.model, &content, outcome, &self.entry.name);
+                reply::json_response(StatusCode::OK, &body, &self.g.scrub)
+            }
+            None => reply::json_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &reply::refusal(outcome, &self.entry.name),
+                &self.g.scrub,
+            ),
+        };
+        self.marked(r, outcome)
+    }
+
+    /// A streamed answer: nothing is sent until the first piece the
+    /// streaming check took (so a reply refused at once, or an upstream
+    /// that fails, is a plain 422); then each piece as a chunk, and at the
+    /// end either the vouch object and `[DONE]`, or an error event.
+    async fn stream(self, forwarded: Forwarded, fallback: Option<Value>, permit: OwnedSemaphorePermit) -> Response {
+        let (tx, mut rx) = mpsc::channel::<Relayed>(64);
+        let entry = Arc::clone(&self.entry);
+        let task = AbortOnDrop(tokio::spawn(async move {
+            entry.asker.ask_forwarded(forwarded, fallback.as_ref(), Some(tx)).await
+        }));
+        let first = rx.recv().await;
+        let Some(Relayed::Content(first)) = first else {
+            // The ask ended with nothing relayed.
+            let outcome = match finish(task).await {
+                Some(o) => o,
+                None => {
+                    return error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "server_error",
+                        "internal",
+                        "the ask failed",
+                        &self.g.scrub,
+                    )
+                }
+            };
+            if outcome.is_fallback() {
+                return self.fallback_stream(&outcome, permit);
+            }
+            return self.whole(&outcome);
+        };
+        let state = Streaming {
+            call: self,
+            rx,
+            task: Some(task),
+            pending: vec![first],
+            role_sent: false,
+            done: false,
+            _permit: permit,
+        };
+        let events = stream::unfold(state, |mut s| async move {
+            let text = s.next_events().await?;
+            Some((Ok::<_, std::convert::Infallible>(Bytes::from(text)), s))
+        });
+        let mut r = Response::new(Body::from_stream(events));
+        let h = r.headers_mut();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        r
+    }
+
+    /// Every round refused before anything was relayed, and the fallback
+    /// accepted: sent as one chunk, marked `source: fallback`.
+    fn fallback_stream(&self, outcome: &Outcome, permit: OwnedSemaphorePermit) -> Response {
+        self.g.metrics.ask(&self.entry.name, outcome, self.max_tokens);
+        let content = accepted_json(outcome).unwrap_or_default();
+        let mut text = reply::sse(
+            &reply::chunk(&self.id, self.created, &self.model, json!({"role": "assistant", "content": content}), None),
+            &self.g.scrub,
+        );
+        text.push_str(&self.last_events(outcome));
+        drop(permit);
+        let mut r = Response::new(Body::from(text));
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        self.marked(r, outcome)
+    }
+
+    /// The end of an accepted stream: the finish chunk, the usage and vouch
+    /// object, `[DONE]`.
+    fn last_events(&self, outcome: &Outcome) -> String {
+        let mut text =
+            reply::sse(&reply::chunk(&self.id, self.created, &self.model, json!({}), Some("stop")), &self.g.scrub);
+        let tail = json!({
+            "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
+            "choices": [], "usage": reply::usage(outcome), "vouch": reply::vouch_object(outcome, &self.entry.name),
+        });
+        text.push_str(&reply::sse(&tail, &self.g.scrub));
+        text.push_str("data: [DONE]\n\n");
+        text
+    }
+}
+
+async fn finish(mut task: AbortOnDrop) -> Option<Outcome> {
+    (&mut task.0).await.ok()
+}
+
+/// A stream being relayed.
+struct Streaming {
+    call: Call,
+    rx: mpsc::Receiver<Relayed>,
+    task: Option<AbortOnDrop>,
+    pending: Vec<String>,
+    role_sent: bool,
+    done: bool,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Streaming {
+    /// The next events to send, or `None` at the end.
+    async fn next_events(&mut self) -> Option<String> {
+        if self.done {
+            return None;
+        }
+        if self.pending.is_empty() {
+            match self.rx.recv().await {
+                Some(Relayed::Content(piece)) => self.pending.push(piece),
+                None => return Some(self.end().await),
+            }
+        }
+        // Whatever else has come meanwhile goes in the same write.
+        while let Ok(Relayed::Content(piece)) = self.rx.try_recv() {
+            self.pending.push(piece);
+        }
+        let c = &self.call;
+        let mut text = String::new();
+        for piece in self.pending.drain(..) {
+            let delta =
+                if self.role_sent { json!({"content": piece}) } else { json!({"role": "assistant", "content": piece}) };
+            self.role_sent = true;
+            text.push_str(&reply::sse(&reply::chunk(&c.id, c.created, &c.model, delta, None), &c.g.scrub));
+        }
+        Some(text)
+    }
+
+    async fn end(&mut self) -> String {
+        self.done = true;
+        let c = &self.call;
+        let Some(outcome) = (match self.task.take() {
+            Some(t) => finish(t).await,
+            None => None,
+        }) else {
+            let e = json!({"error": {"message": "the ask failed", "type": "server_error", "param": null, "code": "internal"}});
+            return reply::sse(&e, &c.g.scrub);
+        };
+        c.g.metrics.ask(&c.entry.name, &outcome, c.max_tokens);
+        if outcome.is_accepted() {
+            return c.last_events(&outcome);
+        }
+        // Refused (a fallback cannot follow a part of a model reply: it is
+        // named in the error for the client that wants it).
+        let mut e = reply::refusal(&outcome, &c.entry.name);
+        if let (Some(fallback), Some(obj)) = (
+            outcome.is_fallback().then(|| outcome.value().cloned()).flatten(),
+            e.get_mut("error").and_then(Value::as_object_mut),
+        ) {
+            obj.insert("fallback".into(), fallback);
+        }
+        reply::sse(&e, &c.g.scrub)
+    }
+}

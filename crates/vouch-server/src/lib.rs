@@ -1,0 +1,428 @@
+//! # vouch-server
+//!
+//! `vouch serve`: an OpenAI-compatible gateway. Point any OpenAI SDK's
+//! `base_url` at it: every `POST /v1/chat/completions` is forwarded to the
+//! configured upstream with the contract's `response_format`, every reply
+//! is checked against the contract (asked again within rounds, budget and
+//! deadline, as `vouch ask` does), and the answer comes back as a chat
+//! completion whose `message.content` is the vouched JSON, with a `vouch`
+//! object beside it; or as HTTP 422 `{"error": {"type": "vouch_refused",
+//! "code", "message", "problems"}}`, which the SDKs raise as their usual
+//! error. Streams are checked chunk by chunk. See `docs/gateway.md`.
+//!
+//! The core crate stays pure; this crate holds the HTTP server, over the
+//! public APIs of `vouch` and `vouch-llm`.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use vouch_server::{serve, Gateway, ServerConfig};
+//!
+//! let config = ServerConfig::from_toml_str(r#"
+//!     listen = "127.0.0.1:8080"
+//!     upstream = "http://127.0.0.1:11434/v1"
+//!     contracts = "examples/contracts"
+//! "#)?;
+//! let (gateway, errors) = Gateway::new(config, None, Vec::new())?;
+//! assert!(errors.is_empty());
+//! let listener = tokio::net::TcpListener::bind(gateway.config().listen).await?;
+//! serve(Arc::new(gateway), listener, std::future::pending()).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod catalog;
+mod chat;
+mod check;
+mod config;
+mod metrics;
+mod pass;
+mod reply;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use vouch_llm::{ApiKey, Scrubber};
+
+pub use catalog::{is_contract_name, Catalog, Entry, LoadError};
+pub use chat::{CONTRACT_HEADER, DEADLINE_HEADER, ROUNDS_HEADER, TOKENS_HEADER};
+pub use config::{AskSettings, ConfigError, ServerConfig, TimeoutsMs, WithoutContract, CREDENTIAL_HEADERS};
+
+use catalog::InlineCache;
+use metrics::Metrics;
+
+/// The request id header, taken from the client when it is a plain token,
+/// else made; echoed on every response.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// Why the gateway cannot start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The configuration cannot be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The contracts folder cannot be read.
+    #[error("{0}")]
+    Contracts(String),
+}
+
+/// The gateway: configuration, contracts, metrics. Build it with
+/// [`Gateway::new`], serve it with [`serve`] (or mount [`Gateway::router`]).
+pub struct Gateway {
+    config: ServerConfig,
+    catalog: RwLock<Arc<Catalog>>,
+    inline: InlineCache,
+    metrics: Metrics,
+    slots: Arc<Semaphore>,
+    scrub: Scrubber,
+    key: Option<ApiKey>,
+    key_header: Option<HeaderValue>,
+    pass_client: reqwest::Client,
+    tokens: Vec<Vec<u8>>,
+    ready: AtomicBool,
+    next_id: AtomicU64,
+    id_prefix: u32,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("listen", &self.config.listen)
+            .field("tokens", &self.tokens.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Bearer tokens from the configured file and environment variable.
+///
+/// # Errors
+/// The file cannot be read, or the variable is set but holds no token.
+pub fn read_tokens(config: &ServerConfig) -> Result<Vec<String>, ConfigError> {
+    let mut tokens = Vec::new();
+    if let Some(path) = &config.tokens_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: cannot read the tokens file: {e}", path.display())))?;
+        tokens.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned));
+    }
+    if let Some(name) = &config.tokens_env {
+        let value = std::env::var(name).map_err(|_| ConfigError(format!("the tokens variable {name} is not set")))?;
+        tokens.extend(value.split([',', '\n']).map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned));
+    }
+    if (config.tokens_file.is_some() || config.tokens_env.is_some()) && tokens.is_empty() {
+        return Err(ConfigError("the tokens file or variable holds no token".to_owned()));
+    }
+    Ok(tokens)
+}
+
+/// Equal in time that does not depend on where two tokens differ.
+fn same_token(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = u8::from(a.len() != b.len());
+    for i in 0..a.len().max(b.len()) {
+        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
+    }
+    diff == 0
+}
+
+impl Gateway {
+    /// Build the gateway: load the contracts folder (a contract that does not
+    /// compile is left out and returned among the errors), the upstream key
+    /// (`api_key`; `None` for an upstream that needs none) and the client
+    /// tokens (none: only on a loopback address, with
+    /// `allow_unauthenticated` or no tokens configured at all).
+    ///
+    /// # Errors
+    /// A configuration that cannot be used, or a folder that cannot be read.
+    pub fn new(
+        config: ServerConfig,
+        api_key: Option<String>,
+        tokens: Vec<String>,
+    ) -> Result<(Self, Vec<LoadError>), ServeError> {
+        config.validate()?;
+        if tokens.is_empty() && !config.listen.ip().is_loopback() && !config.allow_unauthenticated {
+            return Err(ConfigError(format!(
+                "refusing to listen on {} without client tokens: set tokens_file or tokens_env (or allow_unauthenticated)",
+                config.listen
+            ))
+            .into());
+        }
+        let api_key = api_key.filter(|k| !k.trim().is_empty());
+        let key = api_key.clone().map(ApiKey::new);
+        let scrub = Scrubber::new(api_key.iter().cloned().chain(tokens.iter().cloned()));
+        let key_header = match &api_key {
+            Some(k) => Some(
+                HeaderValue::from_str(&format!("Bearer {k}"))
+                    .map(|mut v| {
+                        v.set_sensitive(true);
+                        v
+                    })
+                    .map_err(|_| ConfigError("the API key cannot be sent in an HTTP header".to_owned()))?,
+            ),
+            None => None,
+        };
+        let (catalog, errors) =
+            Catalog::load(&config.contracts, &config, key.as_ref(), None).map_err(ServeError::Contracts)?;
+        let pass_client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(std::time::Duration::from_millis(config.timeouts.connect_ms))
+            .build()
+            .map_err(|e| ConfigError(format!("cannot build the HTTP client: {e}")))?;
+        let gateway = Self {
+            inline: InlineCache::new(config.inline_cache, 16 * 1024 * 1024),
+            slots: Arc::new(Semaphore::new(config.max_concurrency)),
+            catalog: RwLock::new(Arc::new(catalog)),
+            metrics: Metrics::default(),
+            scrub,
+            key,
+            key_header,
+            pass_client,
+            tokens: tokens.into_iter().map(String::into_bytes).collect(),
+            ready: AtomicBool::new(true),
+            next_id: AtomicU64::new(0),
+            id_prefix: fastrand::u32(..),
+            config,
+        };
+        Ok((gateway, errors))
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// The contracts now in force.
+    #[must_use]
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().map_or_else(|p| Arc::clone(&p.into_inner()), |c| Arc::clone(&c))
+    }
+
+    /// Load the contracts folder again: requests in flight keep the
+    /// contract they started with; a contract that no longer compiles keeps
+    /// its old version and is among the errors returned.
+    ///
+    /// # Errors
+    /// The folder cannot be read (every contract is kept).
+    pub fn reload(&self) -> Result<Vec<LoadError>, String> {
+        let old = self.catalog();
+        let loaded = Catalog::load(&self.config.contracts, &self.config, self.key.as_ref(), Some(&old));
+        let (catalog, errors) = match loaded {
+            Ok(l) => l,
+            Err(e) => {
+                self.metrics.reload(false);
+                return Err(e);
+            }
+        };
+        if let Ok(mut c) = self.catalog.write() {
+            *c = Arc::new(catalog);
+        }
+        self.metrics.reload(errors.is_empty());
+        Ok(errors)
+    }
+
+    /// The scrubber of the upstream key and the client tokens: every byte
+    /// the gateway writes goes through it (logs included).
+    #[must_use]
+    pub fn scrubber(&self) -> &Scrubber {
+        &self.scrub
+    }
+
+    /// Mark the gateway as draining: `/readyz` answers 503 from now on.
+    pub fn set_draining(&self) {
+        self.ready.store(false, Ordering::Relaxed);
+    }
+
+    fn request_id(&self, headers: &HeaderMap) -> String {
+        let given = headers.get(REQUEST_ID).and_then(|v| v.to_str().ok()).filter(|v| {
+            !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
+        });
+        match given {
+            Some(v) if !self.scrub.holds_secret(v.as_bytes()) => v.to_owned(),
+            _ => format!("{:08x}{:08x}", self.id_prefix, self.next_id.fetch_add(1, Ordering::Relaxed)),
+        }
+    }
+
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        if self.tokens.is_empty() {
+            return true;
+        }
+        let Some(given) = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        else {
+            return false;
+        };
+        let given = given.trim().as_bytes();
+        // Every token is compared, so the time says nothing of which matched.
+        self.tokens.iter().fold(false, |ok, t| same_token(t, given) | ok)
+    }
+
+    /// The routes, with the request id, client authentication, metrics and
+    /// the body limit around them.
+    pub fn router(self: Arc<Self>) -> Router {
+        let limit = self.config.max_body_bytes;
+        Router::new()
+            .route("/v1/chat/completions", post(chat_route))
+            .route("/v1/check", post(check_route))
+            .route("/v1/contracts", get(contracts_route))
+            .route("/healthz", get(|| async { "ok" }))
+            .route("/readyz", get(ready_route))
+            .route("/metrics", get(metrics_route))
+            .fallback(not_found)
+            .layer(DefaultBodyLimit::max(limit))
+            .layer(middleware::from_fn_with_state(Arc::clone(&self), around))
+            .with_state(self)
+    }
+}
+
+/// Request id, authentication, tracing and metrics around every route.
+async fn around(State(g): State<Arc<Gateway>>, mut request: Request, next: Next) -> Response {
+    let id = g.request_id(request.headers());
+    let path = request.uri().path().to_owned();
+    let route = match path.as_str() {
+        "/v1/chat/completions" | "/v1/check" | "/v1/contracts" | "/healthz" | "/readyz" | "/metrics" => path.clone(),
+        _ => "other".to_owned(),
+    };
+    let span = tracing::info_span!("request", id = %id, method = %request.method(), route = %route);
+    let started = Instant::now();
+    let _enter = span.enter();
+    let mut response = if path.starts_with("/v1/") && !g.authorized(request.headers()) {
+        let mut r = reply::error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_request_error",
+            "invalid_api_key",
+            "the gateway needs a valid bearer token (Authorization: Bearer …)",
+            &g.scrub,
+        );
+        r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        r
+    } else {
+        request.extensions_mut().insert(RequestId(id.clone()));
+        drop(_enter);
+        next.run(request).await
+    };
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, v);
+    }
+    let status = response.status().as_u16();
+    g.metrics.request(&route, status);
+    tracing::info!(parent: &span, status, elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX), "answered");
+    response
+}
+
+#[derive(Clone)]
+struct RequestId(String);
+
+async fn chat_route(
+    State(g): State<Arc<Gateway>>,
+    axum::Extension(RequestId(id)): axum::Extension<RequestId>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    g.metrics.in_flight(1);
+    let r = chat::chat(Arc::clone(&g), headers, body, id).await;
+    g.metrics.in_flight(-1);
+    r
+}
+
+async fn check_route(State(g): State<Arc<Gateway>>, body: Result<Bytes, BytesRejection>) -> Response {
+    check::check(&g, body)
+}
+
+async fn contracts_route(State(g): State<Arc<Gateway>>) -> Response {
+    let catalog = g.catalog();
+    let data: Vec<Value> = catalog
+        .named
+        .values()
+        .map(|e| {
+            json!({
+                "id": e.name,
+                "object": "contract",
+                "mode": if e.json_mode_because.is_some() { "json" } else { "schema" },
+                "json_mode_because": e.json_mode_because,
+                "rounds": e.limits.rounds,
+                "max_total_tokens": e.limits.max_total_tokens,
+                "deadline_ms": e.limits.deadline.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                "response_format": e.asker.response_format(),
+            })
+        })
+        .collect();
+    reply::json_response(
+        StatusCode::OK,
+        &json!({"object": "list", "data": data, "inline_cached": g.inline.len()}),
+        &g.scrub,
+    )
+}
+
+async fn ready_route(State(g): State<Arc<Gateway>>) -> Response {
+    if g.ready.load(Ordering::Relaxed) {
+        (StatusCode::OK, "ready").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "draining").into_response()
+    }
+}
+
+async fn metrics_route(State(g): State<Arc<Gateway>>) -> Response {
+    let text = g.scrub.scrub(&g.metrics.render());
+    let mut r = (StatusCode::OK, text).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"));
+    r
+}
+
+async fn not_found(State(g): State<Arc<Gateway>>) -> Response {
+    reply::error(StatusCode::NOT_FOUND, "invalid_request_error", "not_found", "no such route", &g.scrub)
+}
+
+/// Serve until `shutdown` resolves, then stop taking connections and drain
+/// the requests in flight (`/readyz` says draining meanwhile).
+///
+/// # Errors
+/// The listener fails.
+pub async fn serve(
+    gateway: Arc<Gateway>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let g = Arc::clone(&gateway);
+    let app = gateway.router();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            g.set_draining();
+            tracing::info!("shutting down: draining the requests in flight");
+        })
+        .await
+}
+
+/// Reload the contracts on every SIGHUP (Unix), logging what failed.
+pub fn reload_on_sighup(gateway: Arc<Gateway>) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
+        while hup.recv().await.is_some() {
+            match gateway.reload() {
+                Ok(errors) if errors.is_empty() => tracing::info!("contracts reloaded"),
+                Ok(errors) => {
+                    for e in errors {
+                        tracing::warn!(contract = %e.name, "kept the old contract: {}", e.message);
+                    }
+                }
+                Err(e) => tracing::warn!("contracts not reloaded: {e}"),
+            }
+        }
+    });
+}

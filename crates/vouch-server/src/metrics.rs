@@ -1,0 +1,193 @@
+//! Prometheus metrics, kept in memory per replica and written in the text
+//! exposition format at `/metrics`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use vouch_llm::Outcome;
+
+/// Upper bounds of the upstream latency histogram, in seconds.
+const LATENCY_BUCKETS: [f64; 14] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
+/// Upper bounds of the rounds-per-ask histogram.
+const ROUND_BUCKETS: [f64; 5] = [1.0, 2.0, 3.0, 5.0, 10.0];
+
+#[derive(Default)]
+struct Histogram {
+    counts: Vec<u64>,
+    sum: f64,
+    count: u64,
+}
+
+impl Histogram {
+    fn observe(&mut self, bounds: &[f64], v: f64) {
+        if self.counts.len() != bounds.len() {
+            self.counts = vec![0; bounds.len()];
+        }
+        for (c, b) in self.counts.iter_mut().zip(bounds) {
+            if v <= *b {
+                *c = c.saturating_add(1);
+            }
+        }
+        self.sum += v;
+        self.count = self.count.saturating_add(1);
+    }
+
+    fn write(&self, out: &mut String, name: &str, labels: &str, bounds: &[f64]) {
+        let sep = if labels.is_empty() { "" } else { "," };
+        for (i, b) in bounds.iter().enumerate() {
+            let c = self.counts.get(i).copied().unwrap_or(0);
+            let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"{b}\"}} {c}");
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}", self.count);
+        let braces = if labels.is_empty() { String::new() } else { format!("{{{labels}}}") };
+        let _ = writeln!(out, "{name}_sum{braces} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{braces} {}", self.count);
+    }
+}
+
+#[derive(Default)]
+struct Series {
+    /// `name{labels}` → value, per counter family.
+    counters: BTreeMap<&'static str, BTreeMap<String, u64>>,
+    latency: BTreeMap<String, Histogram>,
+    rounds: BTreeMap<String, Histogram>,
+}
+
+/// The gateway's metrics.
+#[derive(Default)]
+pub struct Metrics {
+    series: Mutex<Series>,
+    in_flight: AtomicI64,
+}
+
+/// A label value as Prometheus reads it (`\`, `"` and line breaks escaped).
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+const HELP: [(&str, &str); 8] = [
+    ("vouch_http_requests_total", "HTTP requests answered, by route and status."),
+    ("vouch_verdicts_total", "Asks ended, by contract, outcome (accepted, fallback, refused) and problem code."),
+    ("vouch_rounds_total", "Upstream requests made, by contract."),
+    ("vouch_tokens_total", "Tokens reported by the upstream, by direction (in: prompt, out: completion)."),
+    ("vouch_early_refusals_total", "Streamed replies dropped as soon as the streaming check refused them."),
+    ("vouch_tokens_saved_total", "Completion tokens not generated thanks to early refusal (max_tokens minus tokens received, when the request set max_tokens)."),
+    ("vouch_config_reloads_total", "Contract reloads, by result."),
+    ("vouch_limit_refusals_total", "Requests refused by a limit, by limit (body_size, concurrency)."),
+];
+
+impl Metrics {
+    fn add(&self, family: &'static str, labels: String, n: u64) {
+        if let Ok(mut s) = self.series.lock() {
+            let v = s.counters.entry(family).or_default().entry(labels).or_insert(0);
+            *v = v.saturating_add(n);
+        }
+    }
+
+    /// One HTTP request answered.
+    pub fn request(&self, route: &str, status: u16) {
+        self.add("vouch_http_requests_total", format!("route=\"{}\",status=\"{status}\"", label(route)), 1);
+    }
+
+    /// A request refused by a limit.
+    pub fn limit(&self, which: &str) {
+        self.add("vouch_limit_refusals_total", format!("limit=\"{}\"", label(which)), 1);
+    }
+
+    /// A reload of the contracts.
+    pub fn reload(&self, ok: bool) {
+        self.add("vouch_config_reloads_total", format!("result=\"{}\"", if ok { "ok" } else { "errors" }), 1);
+    }
+
+    /// A request started / ended (the in-flight gauge).
+    pub fn in_flight(&self, delta: i64) {
+        self.in_flight.fetch_add(delta, Ordering::Relaxed);
+    }
+
+    /// One ask's outcome, its rounds and tokens.
+    pub fn ask(&self, contract: &str, outcome: &Outcome, max_tokens: Option<u64>) {
+        let c = label(contract);
+        let kind = if outcome.is_accepted() {
+            "accepted"
+        } else if outcome.is_fallback() {
+            "fallback"
+        } else {
+            "refused"
+        };
+        let mut codes: Vec<&str> = outcome.problems.iter().map(vouch_llm::AskProblem::code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        if codes.is_empty() {
+            codes.push("");
+        }
+        for code in codes {
+            self.add("vouch_verdicts_total", format!("contract=\"{c}\",outcome=\"{kind}\",code=\"{code}\""), 1);
+        }
+        let rounds = u64::try_from(outcome.rounds.len()).unwrap_or(u64::MAX);
+        self.add("vouch_rounds_total", format!("contract=\"{c}\""), rounds);
+        let (mut tin, mut tout) = (0u64, 0u64);
+        for r in &outcome.rounds {
+            if let Some(u) = r.usage {
+                tin = tin.saturating_add(u.prompt_tokens.unwrap_or(0));
+                tout = tout.saturating_add(u.completion_tokens.unwrap_or(0));
+            }
+            if let Some(s) = r.stream.filter(|s| s.dropped && s.decided_at_bytes.is_some()) {
+                self.add("vouch_early_refusals_total", format!("contract=\"{c}\""), 1);
+                if let Some(max) = max_tokens {
+                    let saved = max.saturating_sub(s.decided_at_tokens.unwrap_or(s.tokens));
+                    self.add("vouch_tokens_saved_total", format!("contract=\"{c}\""), saved);
+                }
+            }
+        }
+        self.add("vouch_tokens_total", "direction=\"in\"".to_owned(), tin);
+        self.add("vouch_tokens_total", "direction=\"out\"".to_owned(), tout);
+        if let Ok(mut s) = self.series.lock() {
+            for r in &outcome.rounds {
+                if r.http_status.is_some() {
+                    s.latency
+                        .entry(format!("contract=\"{c}\""))
+                        .or_default()
+                        .observe(&LATENCY_BUCKETS, secs(r.latency));
+                }
+            }
+            #[allow(clippy::cast_precision_loss)] // a count of rounds is small
+            s.rounds.entry(format!("contract=\"{c}\"")).or_default().observe(&ROUND_BUCKETS, rounds as f64);
+        }
+    }
+
+    /// The text exposition format.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# HELP vouch_in_flight Requests being answered.\n# TYPE vouch_in_flight gauge");
+        let _ = writeln!(out, "vouch_in_flight {}", self.in_flight.load(Ordering::Relaxed));
+        let Ok(s) = self.series.lock() else { return out };
+        for (family, help) in HELP {
+            let _ = writeln!(out, "# HELP {family} {help}\n# TYPE {family} counter");
+            if let Some(series) = s.counters.get(family) {
+                for (labels, v) in series {
+                    let _ = writeln!(out, "{family}{{{labels}}} {v}");
+                }
+            }
+        }
+        let _ = writeln!(
+            out,
+            "# HELP vouch_upstream_latency_seconds Upstream request latency, per round.\n# TYPE vouch_upstream_latency_seconds histogram"
+        );
+        for (labels, h) in &s.latency {
+            h.write(&mut out, "vouch_upstream_latency_seconds", labels, &LATENCY_BUCKETS);
+        }
+        let _ = writeln!(out, "# HELP vouch_ask_rounds Rounds per ask.\n# TYPE vouch_ask_rounds histogram");
+        for (labels, h) in &s.rounds {
+            h.write(&mut out, "vouch_ask_rounds", labels, &ROUND_BUCKETS);
+        }
+        out
+    }
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}

@@ -1,0 +1,91 @@
+//! `without_contract = "pass"`: a request that names no contract is sent
+//! upstream as it is and its answer returned unchecked, marked
+//! `x-vouch-checked: false`, scrubbed of the key like every other byte. A
+//! streamed answer is read whole first (bounded), so that no key split
+//! across two events can get through.
+
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::timeout;
+
+use crate::reply::error;
+use crate::Gateway;
+
+/// The largest unchecked answer passed through.
+const MAX_PASSED: usize = 32 * 1024 * 1024;
+
+/// Forward `body` unchecked.
+pub async fn forward(
+    g: &Gateway,
+    headers: &HeaderMap,
+    body: Map<String, Value>,
+    permit: OwnedSemaphorePermit,
+) -> Response {
+    let url = format!("{}/chat/completions", g.config.upstream.trim_end_matches('/'));
+    let mut req = g.pass_client.post(url).json(&Value::Object(body));
+    if let Some(key) = &g.key_header {
+        req = req.header(header::AUTHORIZATION, key.clone());
+    }
+    for (n, v) in headers.iter().filter(|(n, _)| g.config.forwards(n.as_str())) {
+        req = req.header(n, v);
+    }
+    let total = Duration::from_millis(g.config.timeouts.total_ms);
+    let answer = timeout(total, async {
+        let resp = req.send().await?;
+        let status = resp.status().as_u16();
+        let kind = resp.headers().get(header::CONTENT_TYPE).cloned();
+        let mut resp = resp;
+        let mut buf = Vec::new();
+        while let Some(piece) = resp.chunk().await? {
+            if buf.len().saturating_add(piece.len()) > MAX_PASSED {
+                return Ok::<_, reqwest::Error>(None);
+            }
+            buf.extend_from_slice(&piece);
+        }
+        Ok(Some((status, kind, buf)))
+    })
+    .await;
+    drop(permit);
+    let (status, kind, buf) = match answer {
+        Ok(Ok(Some(a))) => a,
+        Ok(Ok(None)) => {
+            return error(
+                StatusCode::BAD_GATEWAY,
+                "upstream_error",
+                "upstream_too_large",
+                "the upstream's answer is too large",
+                &g.scrub,
+            )
+        }
+        Ok(Err(_)) => {
+            return error(
+                StatusCode::BAD_GATEWAY,
+                "upstream_error",
+                "upstream_unreachable",
+                "the upstream could not be reached",
+                &g.scrub,
+            )
+        }
+        Err(_) => {
+            return error(
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream_error",
+                "upstream_timeout",
+                "the upstream did not answer in time",
+                &g.scrub,
+            )
+        }
+    };
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    let body = g.scrub.scrub_bytes(&buf).into_owned();
+    let mut r = (status, body).into_response();
+    if let Some(k) = kind {
+        r.headers_mut().insert(header::CONTENT_TYPE, k);
+    }
+    r.headers_mut().insert("x-vouch-checked", HeaderValue::from_static("false"));
+    r
+}

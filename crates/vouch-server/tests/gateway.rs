@@ -1,0 +1,652 @@
+//! The gateway against a scripted fake upstream on loopback: each scenario
+//! asserts the status, the body's code and what the upstream saw. Never a
+//! 200 carrying content the contract did not accept.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+#[path = "../../vouch-llm/tests/fake_upstream/mod.rs"]
+mod fake_upstream;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fake_upstream::{refused_url, reply_events, sse_data, Fake, SseFake, SseStep, Step, CLEAN_PLATE, SAID_NO};
+use serde_json::{json, Value};
+use vouch_server::{Gateway, ServerConfig};
+
+const KEY: &str = "sk-upstream-canary-5c1f0a9e77d24b31";
+const TOKEN: &str = "client-token-3b8e";
+
+struct Running {
+    url: String,
+    gateway: Arc<Gateway>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+fn config(upstream: &str) -> ServerConfig {
+    let mut c = ServerConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        upstream: upstream.to_owned(),
+        contracts: concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/contracts").into(),
+        ..ServerConfig::default()
+    };
+    c.timeouts.connect_ms = 500;
+    c.timeouts.first_byte_ms = 1_000;
+    c.timeouts.idle_ms = 400;
+    c.timeouts.total_ms = 1_500;
+    c.max_retry_wait_ms = 300;
+    c
+}
+
+/// Start a gateway on its own thread and runtime.
+fn start(config: ServerConfig, tokens: Vec<String>) -> Running {
+    let (gateway, errors) = Gateway::new(config, Some(KEY.to_owned()), tokens).unwrap();
+    assert!(errors.is_empty(), "{errors:?}");
+    let gateway = Arc::new(gateway);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let g = Arc::clone(&gateway);
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let _ = vouch_server::serve(g, listener, async move {
+                let _ = stopped.await;
+            })
+            .await;
+        });
+    });
+    Running { url, gateway, _stop: stop }
+}
+
+fn plate_request() -> Value {
+    json!({
+        "model": "fake-model",
+        "messages": [{"role": "user", "content": "Read back the plate."}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}},
+    })
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+async fn post(r: &Running, body: &Value) -> (u16, reqwest::header::HeaderMap, String) {
+    post_with(r, body, &[]).await
+}
+
+async fn post_with(r: &Running, body: &Value, headers: &[(&str, &str)]) -> (u16, reqwest::header::HeaderMap, String) {
+    let mut req = client().post(format!("{}/v1/chat/completions", r.url)).json(body);
+    for (n, v) in headers {
+        req = req.header(*n, *v);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    (status, headers, resp.text().await.unwrap())
+}
+
+fn json_of(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The error object of a refusal: its code, and the codes of its problems.
+fn refused_codes(status: u16, text: &str) -> (String, Vec<String>) {
+    assert_eq!(status, 422, "{text}");
+    let v = json_of(text);
+    assert_eq!(v["error"]["type"], "vouch_refused", "{text}");
+    let problems =
+        v["error"]["problems"].as_array().unwrap().iter().map(|p| p["code"].as_str().unwrap().to_owned()).collect();
+    (v["error"]["code"].as_str().unwrap().to_owned(), problems)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accepted_reply_comes_back_as_a_completion_with_the_vouched_json_and_a_vouch_object() {
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let (status, headers, text) = post(&r, &plate_request()).await;
+    assert_eq!(status, 200, "{text}");
+    let v = json_of(&text);
+    assert_eq!(v["object"], "chat.completion");
+    assert_eq!(json_of(v["choices"][0]["message"]["content"].as_str().unwrap()), json_of(CLEAN_PLATE));
+    assert_eq!(v["choices"][0]["finish_reason"], "stop");
+    assert_eq!(v["vouch"]["outcome"], "accepted");
+    assert_eq!(v["vouch"]["source"], "model");
+    assert_eq!(v["vouch"]["contract"], "plate");
+    assert_eq!(v["vouch"]["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(v["usage"]["total_tokens"], 120);
+    assert_eq!(headers["x-vouch-outcome"], "accepted");
+    assert!(headers.contains_key("x-request-id"));
+    // What the upstream saw: the contract's own strict export, its
+    // instructions, the server's key, the client's model and messages.
+    let seen = &fake.seen()[0];
+    assert_eq!(seen.body["response_format"]["type"], "json_schema");
+    assert_eq!(seen.body["response_format"]["json_schema"]["name"], "plate");
+    assert_eq!(seen.body["response_format"]["json_schema"]["strict"], true);
+    assert!(seen.body["response_format"]["json_schema"]["schema"]["properties"]["productPresent"].is_object());
+    assert_eq!(seen.body["model"], "fake-model");
+    assert_eq!(seen.messages()[0]["role"], "system");
+    assert_eq!(seen.messages()[1]["content"], "Read back the plate.");
+    assert_eq!(seen.headers["authorization"], format!("Bearer {KEY}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_replies_across_rounds_end_in_a_422_that_lists_each_round() {
+    let fake =
+        Fake::start(vec![Step::reply("{}"), Step::reply(SAID_NO), Step::reply("Sure! {\"productPresent\": true}")]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(3);
+    let r = start(c, vec![]);
+    let (status, headers, text) = post(&r, &plate_request()).await;
+    let (code, problems) = refused_codes(status, &text);
+    assert_eq!(code, "missing");
+    assert!(problems.contains(&"wrong_type".to_owned()), "{problems:?}");
+    assert!(problems.contains(&"not_json".to_owned()), "{problems:?}");
+    let v = json_of(&text);
+    let rounds = v["error"]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3);
+    assert!(rounds.iter().all(|r| r["outcome"] == "refused"));
+    assert_eq!(v["error"]["class"], "no_answer");
+    assert_eq!(headers["x-vouch-outcome"], "refused");
+    assert_eq!(fake.count(), 3);
+    // Each re-ask told the model why.
+    let second = fake.seen()[1].messages();
+    assert!(second.last().unwrap()["content"].as_str().unwrap().contains("productPresent"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alternating_replies_return_only_the_validated_one() {
+    let fake = Fake::start(vec![Step::reply(SAID_NO), Step::reply(CLEAN_PLATE), Step::reply(SAID_NO)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(status, 200, "{text}");
+    let v = json_of(&text);
+    assert_eq!(json_of(v["choices"][0]["message"]["content"].as_str().unwrap()), json_of(CLEAN_PLATE));
+    assert_eq!(v["vouch"]["rounds"].as_array().unwrap().len(), 2);
+    assert_eq!(fake.count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fallback_is_returned_marked_when_every_round_is_refused() {
+    let fake = Fake::start(vec![Step::reply("{}"), Step::reply("{}")]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["vouch"] = json!({"fallback": {"productPresent": true, "productTextPresent": false, "garbledText": false}});
+    let (status, headers, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    let v = json_of(&text);
+    assert_eq!(v["vouch"]["source"], "fallback");
+    assert_eq!(v["vouch"]["outcome"], "refused");
+    assert_eq!(headers["x-vouch-outcome"], "fallback");
+    assert!(!fake.seen()[0].body.as_object().unwrap().contains_key("vouch"), "the vouch field is not sent upstream");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_failures_are_422s_with_their_codes_and_retried_only_when_they_can_pass() {
+    // Connection refused.
+    let r = start(config(&refused_url()), vec![]);
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_unreachable");
+
+    // 500/502/503/529 are retried within the rounds; 400/401/422 never.
+    for s in [500u16, 502, 503, 529] {
+        let fake = Fake::start(vec![Step::body(s, "{\"error\":{\"message\":\"busy\"}}"), Step::reply(CLEAN_PLATE)]);
+        let r = start(config(&fake.base_url), vec![]);
+        let (status, _, text) = post(&r, &plate_request()).await;
+        assert_eq!(status, 200, "HTTP {s} is retried: {text}");
+        assert_eq!(fake.count(), 2);
+    }
+    for s in [400u16, 401, 422] {
+        let fake = Fake::start(vec![Step::body(s, "{\"error\":{\"message\":\"no\"}}"), Step::reply(CLEAN_PLATE)]);
+        let r = start(config(&fake.base_url), vec![]);
+        let (status, _, text) = post(&r, &plate_request()).await;
+        assert_eq!(refused_codes(status, &text).0, "upstream_status", "HTTP {s}");
+        assert_eq!(fake.count(), 1, "HTTP {s} is never retried");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_wait_as_told_within_the_cap_and_fail_fast_past_it() {
+    for (retry_after, asked) in [(Some("0"), 2usize), (None, 2), (Some("3600"), 1)] {
+        let mut step = Step::body(429, "{}");
+        if let Some(a) = retry_after {
+            step = step.header("retry-after", a);
+        }
+        let fake = Fake::start(vec![step, Step::reply(CLEAN_PLATE)]);
+        let r = start(config(&fake.base_url), vec![]);
+        let started = Instant::now();
+        let (status, _, text) = post(&r, &plate_request()).await;
+        assert_eq!(fake.count(), asked, "Retry-After {retry_after:?}");
+        if asked == 1 {
+            assert_eq!(refused_codes(status, &text).0, "rate_limited");
+            assert!(started.elapsed() < Duration::from_millis(300), "failed fast: {:?}", started.elapsed());
+        } else {
+            assert_eq!(status, 200, "{text}");
+        }
+    }
+    // An HTTP date in the past: asked again at once.
+    let fake = Fake::start(vec![
+        Step::body(429, "{}").header("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
+        Step::reply(CLEAN_PLATE),
+    ]);
+    let r = start(config(&fake.base_url), vec![]);
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(status, 200, "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_that_are_not_an_answer_are_refused_never_passed() {
+    let cases: Vec<(Step, &str)> = vec![
+        (Step::body(200, "<html>hello</html>").header("content-type", "text/html"), "not_a_completion"),
+        (Step::body(200, "{\"error\": {\"message\": \"overloaded\"}}"), "not_a_completion"),
+        (
+            Step::body(
+                200,
+                r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"{}","content":"{\"productPresent\":false,\"productTextPresent\":false,\"garbledText\":false}"},"finish_reason":"stop"}]}"#,
+            ),
+            "not_a_completion",
+        ),
+        (Step::completion(json!({"role": "assistant", "content": CLEAN_PLATE}), "length", Value::Null), "cut_off"),
+        (Step::completion(json!({"role": "assistant", "content": ""}), "stop", Value::Null), "empty_content"),
+        (
+            Step::completion(
+                json!({"role": "assistant", "content": null, "reasoning_content": "thinking…"}),
+                "length",
+                Value::Null,
+            ),
+            "reasoning_exhausted",
+        ),
+        (
+            Step::completion(json!({"role": "assistant", "content": null, "refusal": "I can't."}), "stop", Value::Null),
+            "model_refused",
+        ),
+        (
+            Step::completion(json!({"role": "assistant", "content": null}), "content_filter", Value::Null),
+            "content_filtered",
+        ),
+        (
+            Step::completion(
+                json!({"role": "assistant", "content": null, "tool_calls": [{"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+                "tool_calls",
+                Value::Null,
+            ),
+            "tool_calls_instead",
+        ),
+    ];
+    for (step, code) in cases {
+        let fake = Fake::start(vec![step.clone(), step]);
+        let mut c = config(&fake.base_url);
+        c.defaults.rounds = Some(1);
+        let r = start(c, vec![]);
+        let (status, _, text) = post(&r, &plate_request()).await;
+        let (got, problems) = refused_codes(status, &text);
+        assert!(got == code || problems.contains(&code.to_owned()), "{code}: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_body_echoing_the_key_is_scrubbed() {
+    let echo = format!("{{\"error\": {{\"message\": \"bad key {KEY}\"}}}}");
+    let fake = Fake::start(vec![
+        Step::body(401, &echo),
+        Step::completion(json!({"role": "assistant", "content": format!("{{\"k\": \"{KEY}\"}}")}), "stop", Value::Null),
+    ]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(2);
+    let r = start(c, vec![]);
+    let (status, headers, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_status");
+    assert!(!text.contains(KEY) && !text.contains("5c1f0a9e77d24b31"), "{text}");
+    assert!(!format!("{headers:?}").contains(KEY));
+    // A reply holding the key is refused, and never shown.
+    let fake = Fake::start(vec![Step::reply(&format!("{{\"productPresent\": \"{KEY}\"}}"))]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "secret_in_reply");
+    assert!(!text.contains(KEY), "{text}");
+    let metrics = client().get(format!("{}/metrics", r.url)).send().await.unwrap().text().await.unwrap();
+    assert!(!metrics.contains(KEY));
+    assert!(
+        metrics.contains("vouch_verdicts_total{contract=\"plate\",outcome=\"refused\",code=\"secret_in_reply\"} 1"),
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeouts_end_in_upstream_timeout() {
+    // Accepted but never answers (past the first-byte timeout).
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE).delay(Duration::from_secs(3))]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let started = Instant::now();
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_timeout");
+    assert!(started.elapsed() < Duration::from_millis(2_000), "{:?}", started.elapsed());
+    // Headers, then a stall past the idle timeout.
+    let url = fake_upstream::raw_server(1, fake_upstream::Raw::SlowBody(Duration::from_secs(3)));
+    let mut c = config(&url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let started = Instant::now();
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_timeout");
+    let v = json_of(&text);
+    assert!(v["error"]["message"].as_str().unwrap().contains("next piece"), "the idle timeout: {text}");
+    assert!(started.elapsed() < Duration::from_millis(1_200), "{:?}", started.elapsed());
+    // A reset mid-body.
+    let url = fake_upstream::raw_server(1, fake_upstream::Raw::SlowBody(Duration::from_millis(50)));
+    let mut c = config(&url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_unreachable", "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_relays_checked_chunks_then_the_vouch_object_and_done() {
+    let fake = SseFake::start(vec![SseStep::reply(CLEAN_PLATE, 6)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let (status, headers, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(headers["content-type"], "text/event-stream");
+    let events: Vec<&str> = text.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert_eq!(*events.last().unwrap(), "data: [DONE]");
+    let mut content = String::new();
+    let mut vouch = Value::Null;
+    for e in &events[..events.len() - 1] {
+        let v = json_of(e.strip_prefix("data: ").unwrap());
+        assert_eq!(v["object"], "chat.completion.chunk");
+        if let Some(piece) = v["choices"][0]["delta"]["content"].as_str() {
+            content.push_str(piece);
+        }
+        if !v["vouch"].is_null() {
+            vouch = v["vouch"].clone();
+        }
+    }
+    assert_eq!(content, CLEAN_PLATE);
+    assert_eq!(vouch["outcome"], "accepted");
+    let seen = fake.seen();
+    assert_eq!(seen[0].body["stream"], true);
+    assert_eq!(seen[0].body["stream_options"]["include_usage"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_refused_before_anything_was_relayed_is_asked_again_and_a_late_refusal_ends_in_an_error_event() {
+    // Round 1 opens with prose: refused at its first byte, nothing relayed,
+    // so round 2 is asked, and its good reply streams.
+    let fake = SseFake::start(vec![SseStep::reply("Sure! Here it is", 3), SseStep::reply(CLEAN_PLATE, 4)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+    assert!(!text.contains("Sure"), "{text}");
+    // A reply that goes wrong half way: the good part was relayed, then an
+    // error event the SDKs raise; no second round after relayed content.
+    let bad = r#"{"productPresent":false,"productTextPresent":"no","garbledText":false}"#;
+    let fake = SseFake::start(vec![SseStep::reply(bad, 8), SseStep::reply(CLEAN_PLATE, 2)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 200);
+    assert!(!text.contains("[DONE]"), "{text}");
+    let last = text.split("\n\n").filter(|e| !e.is_empty()).last().unwrap();
+    let v = json_of(last.strip_prefix("data: ").unwrap());
+    assert_eq!(v["error"]["type"], "vouch_refused", "{last}");
+    assert_eq!(v["error"]["code"], "wrong_type");
+    assert!(!text.contains("\"no\""), "the refused piece is never relayed: {text}");
+    assert_eq!(fake.seen().len(), 1, "not asked again once content was relayed");
+    // Refused before anything relayed in every round: a plain 422.
+    let fake = SseFake::start(vec![SseStep::reply("nope", 1), SseStep::reply("still no", 1)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let (status, _, text) = post(&r, &body).await;
+    let (code, problems) = refused_codes(status, &text);
+    assert_eq!(code, "wrong_type", "\"n\" can only begin null: {text}");
+    assert!(problems.contains(&"not_json".to_owned()), "{problems:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_streams_are_refused() {
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    // Split mid-event and mid-character: still read right.
+    let events = reply_events(
+        r#"{"productPresent":false,"productTextPresent":false,"garbledText":false,"x":"é"}"#,
+        3,
+        "stop",
+        None,
+    );
+    let joined: Vec<u8> = events.concat().into_bytes();
+    let cut = joined.iter().position(|&b| b == 0xC3).unwrap() + 1;
+    let step = SseStep {
+        content_type: "text/event-stream".into(),
+        writes: vec![(Duration::ZERO, joined[..cut].to_vec()), (Duration::from_millis(20), joined[cut..].to_vec())],
+        clean_end: true,
+    };
+    let fake = SseFake::start(vec![step]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let (status, _, text) = post(&r, &body).await;
+    // The reply has an extra field: refused, and the piece with it never relayed.
+    assert_eq!(status, 200, "{text}");
+    assert!(!text.contains("[DONE]"), "{text}");
+    assert!(text.contains("unexpected_property"), "{text}");
+    assert!(!text.contains("\"x\""), "{text}");
+
+    // No [DONE] and no finish_reason: incomplete.
+    let mut events = reply_events(CLEAN_PLATE, 2, "", None);
+    events.pop();
+    let fake = SseFake::start(vec![SseStep::events(events)]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let (_, _, text) = post(&r, &body).await;
+    assert!(text.contains("stream_incomplete"), "{text}");
+    assert!(!text.contains("data: [DONE]"));
+
+    // An in-band error event.
+    let fake = SseFake::start(vec![SseStep::events(vec![sse_data(&json!({"error": {"message": "overloaded"}}))])]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(refused_codes(status, &text).0, "stream_error");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_aborts_the_upstream_stream() {
+    let fake = SseFake::start(vec![SseStep::reply(CLEAN_PLATE, 40).slow_after(3, Duration::from_millis(100))]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let resp = client().post(format!("{}/v1/chat/completions", r.url)).json(&body).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    drop(resp);
+    let seen = fake.wait_done(0, Duration::from_secs(3));
+    assert!(seen.closed_by_client.is_some(), "the upstream saw the abort: {seen:?}");
+    assert!(!seen.finished);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_bodies_are_refused_before_any_upstream_call() {
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
+    let mut c = config(&fake.base_url);
+    c.max_body_bytes = 1_000;
+    let r = start(c, vec![]);
+    let mut body = plate_request();
+    body["messages"][0]["content"] = json!("x".repeat(2_000));
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 413, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "body_too_large");
+    assert_eq!(fake.count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_authenticate_and_their_credentials_never_reach_the_upstream() {
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
+    let mut c = config(&fake.base_url);
+    c.forward_headers = vec!["x-api-key".into(), "openai-organization".into(), "authorization".into()];
+    let r = start(c, vec![TOKEN.to_owned()]);
+    let (status, headers, text) = post(&r, &plate_request()).await;
+    assert_eq!(status, 401, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "invalid_api_key");
+    assert_eq!(headers["www-authenticate"], "Bearer");
+    let (status, _, _) = post_with(&r, &plate_request(), &[("authorization", "Bearer wrong")]).await;
+    assert_eq!(status, 401);
+    assert_eq!(fake.count(), 0);
+    let bearer = format!("Bearer {TOKEN}");
+    let (status, _, text) = post_with(
+        &r,
+        &plate_request(),
+        &[
+            ("authorization", &bearer),
+            ("x-api-key", "client-key-1"),
+            ("x-goog-api-key", "client-key-2"),
+            ("openai-organization", "org-1"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let seen = &fake.seen()[0];
+    assert_eq!(seen.headers["authorization"], format!("Bearer {KEY}"), "the server's key, not the client's token");
+    assert!(!seen.headers.contains_key("x-api-key"));
+    assert!(!seen.headers.contains_key("x-goog-api-key"));
+    assert_eq!(seen.headers["openai-organization"], "org-1", "an allow-listed header goes through");
+    assert!(!text.contains(TOKEN));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_concurrency_limit_requests_get_503_with_retry_after() {
+    let steps: Vec<Step> = (0..8).map(|_| Step::reply(CLEAN_PLATE).delay(Duration::from_millis(600))).collect();
+    let fake = Fake::start(steps);
+    let mut c = config(&fake.base_url);
+    c.max_concurrency = 3;
+    let r = Arc::new(start(c, vec![]));
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let r = Arc::clone(&r);
+        tasks.push(tokio::spawn(async move { post(&r, &plate_request()).await }));
+    }
+    let mut ok = 0;
+    let mut busy = 0;
+    for t in tasks {
+        let (status, headers, _) = t.await.unwrap();
+        match status {
+            200 => ok += 1,
+            503 => {
+                assert_eq!(headers["retry-after"], "1");
+                busy += 1;
+            }
+            s => panic!("status {s}"),
+        }
+    }
+    assert_eq!(ok, 3);
+    assert_eq!(busy, 5);
+    assert_eq!(fake.count(), 3, "a 503 makes no upstream call");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn contracts_are_chosen_by_name_header_or_inline_schema_and_refused_without_one() {
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE), Step::reply("{\"a\": 5}"), Step::reply("{\"a\": 50}")]);
+    let r = start(config(&fake.base_url), vec![]);
+    // By header.
+    let mut body = plate_request();
+    body.as_object_mut().unwrap().remove("response_format");
+    let (status, _, text) = post_with(&r, &body, &[("x-vouch-contract", "plate")]).await;
+    assert_eq!(status, 200, "{text}");
+    // Inline.
+    let mut inline = plate_request();
+    inline["response_format"]["json_schema"] = json!({"name": "mine", "schema": {"type": "object", "properties": {"a": {"type": "integer", "maximum": 10}}, "required": ["a"], "additionalProperties": false}});
+    let (status, _, text) = post(&r, &inline).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, _, text) = post(&r, &inline).await;
+    assert_eq!(refused_codes(status, &text).0, "out_of_range");
+    // None: refused by default, with no upstream call.
+    let before = fake.count();
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 400);
+    assert_eq!(json_of(&text)["error"]["code"], "contract_required");
+    // An unknown name.
+    let (status, _, text) = post_with(&r, &body, &[("x-vouch-contract", "nope")]).await;
+    assert_eq!(status, 404, "{text}");
+    // A schema that is no contract.
+    let mut broken = plate_request();
+    broken["response_format"]["json_schema"] = json!({"name": "x", "schema": {"type": "object", "maximun": 3}});
+    let (status, _, text) = post(&r, &broken).await;
+    assert_eq!(status, 400);
+    assert_eq!(json_of(&text)["error"]["code"], "contract_invalid");
+    assert_eq!(fake.count(), before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_request_headers_only_tighten_the_limits() {
+    let fake = Fake::start(vec![Step::reply("{}"), Step::reply("{}"), Step::reply("{}")]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(2);
+    let r = start(c, vec![]);
+    let (status, _, text) = post_with(&r, &plate_request(), &[("x-vouch-rounds", "5")]).await;
+    assert_eq!(status, 422, "{text}");
+    assert_eq!(fake.count(), 2, "5 asked, capped at the configured 2");
+    let (status, _, _) = post_with(&r, &plate_request(), &[("x-vouch-rounds", "1")]).await;
+    assert_eq!(status, 422);
+    assert_eq!(fake.count(), 3, "1 asked: one round");
+    let (status, _, text) = post_with(&r, &plate_request(), &[("x-vouch-rounds", "zero")]).await;
+    assert_eq!(status, 400, "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_contracts_health_and_metrics_answer() {
+    let r = start(config(&refused_url()), vec![]);
+    let c = client();
+    let v: Value = c
+        .post(format!("{}/v1/check", r.url))
+        .json(&json!({"contract": "plate", "reply": "{}"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let plate = vouch::Contract::from_json_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/contracts/plate.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v, plate.check("{}").to_json(), "exactly vouch check --json's object");
+    let list: Value = c.get(format!("{}/v1/contracts", r.url)).send().await.unwrap().json().await.unwrap();
+    let names: Vec<&str> = list["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(names, ["eligibility", "plate"]);
+    assert_eq!(c.get(format!("{}/healthz", r.url)).send().await.unwrap().status(), 200);
+    assert_eq!(c.get(format!("{}/readyz", r.url)).send().await.unwrap().status(), 200);
+    let m = c.get(format!("{}/metrics", r.url)).send().await.unwrap().text().await.unwrap();
+    assert!(m.contains("vouch_http_requests_total{route=\"/v1/check\",status=\"200\"} 1"), "{m}");
+    r.gateway.set_draining();
+    assert_eq!(c.get(format!("{}/readyz", r.url)).send().await.unwrap().status(), 503);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_keeps_the_old_contract_when_the_new_one_does_not_compile() {
+    let dir = std::env::temp_dir().join(format!("vouch-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plate =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/contracts/plate.json")).unwrap();
+    std::fs::write(dir.join("plate.json"), &plate).unwrap();
+    let mut c = config(&refused_url());
+    c.contracts = dir.clone();
+    let r = start(c, vec![]);
+    std::fs::write(dir.join("plate.json"), "{\"type\": \"object\", \"maximun\": 1}").unwrap();
+    std::fs::write(dir.join("extra.json"), "{\"type\": \"integer\"}").unwrap();
+    let errors = r.gateway.reload().unwrap();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].name, "plate");
+    let names: Vec<String> = r.gateway.catalog().named.keys().cloned().collect();
+    assert_eq!(names, ["extra", "plate"]);
+    assert!(r.gateway.catalog().named["plate"].asker.contract().check(CLEAN_PLATE).is_accepted(), "the old plate");
+    std::fs::remove_dir_all(&dir).ok();
+}
