@@ -5,60 +5,14 @@
 
 #[path = "../../vouch-llm/tests/fake_upstream/mod.rs"]
 mod fake_upstream;
+mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fake_upstream::{refused_url, reply_events, sse_data, Fake, SseFake, SseStep, Step, CLEAN_PLATE, SAID_NO};
 use serde_json::{json, Value};
-use vouch_server::{Gateway, ServerConfig};
-
-const KEY: &str = "sk-upstream-canary-5c1f0a9e77d24b31";
-const TOKEN: &str = "client-token-3b8e";
-
-struct Running {
-    url: String,
-    gateway: Arc<Gateway>,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-fn config(upstream: &str) -> ServerConfig {
-    let mut c = ServerConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        upstream: upstream.to_owned(),
-        contracts: concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/contracts").into(),
-        ..ServerConfig::default()
-    };
-    c.timeouts.connect_ms = 500;
-    c.timeouts.first_byte_ms = 1_000;
-    c.timeouts.idle_ms = 400;
-    c.timeouts.total_ms = 1_500;
-    c.max_retry_wait_ms = 300;
-    c
-}
-
-/// Start a gateway on its own thread and runtime.
-fn start(config: ServerConfig, tokens: Vec<String>) -> Running {
-    let (gateway, errors) = Gateway::new(config, Some(KEY.to_owned()), tokens).unwrap();
-    assert!(errors.is_empty(), "{errors:?}");
-    let gateway = Arc::new(gateway);
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let g = Arc::clone(&gateway);
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let _ = vouch_server::serve(g, listener, async move {
-                let _ = stopped.await;
-            })
-            .await;
-        });
-    });
-    Running { url, gateway, _stop: stop }
-}
+use common::{config, start, Running, KEY, TOKEN};
 
 fn plate_request() -> Value {
     json!({
