@@ -604,3 +604,180 @@ async fn a_reload_keeps_the_old_contract_when_the_new_one_does_not_compile() {
     assert!(r.gateway.catalog().named["plate"].asker.contract().check(CLEAN_PLATE).is_accepted(), "the old plate");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_aborts_the_upstream_request_when_not_streaming() {
+    // The upstream drips a whole completion; the client gives up first.
+    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"}]}).to_string();
+    let writes: Vec<(Duration, Vec<u8>)> =
+        body.as_bytes().chunks(4).map(|c| (Duration::from_millis(60), c.to_vec())).collect();
+    let fake = SseFake::start(vec![SseStep { content_type: "application/json".into(), writes, clean_end: true }]);
+    let mut c = config(&fake.base_url);
+    c.timeouts.idle_ms = 1_000;
+    c.timeouts.total_ms = 20_000;
+    let r = start(c, vec![]);
+    let quick = reqwest::Client::builder().no_proxy().timeout(Duration::from_millis(300)).build().unwrap();
+    let sent = quick.post(format!("{}/v1/chat/completions", r.url)).json(&plate_request()).send().await;
+    assert!(sent.is_err(), "the client gave up");
+    let seen = fake.wait_done(0, Duration::from_secs(5));
+    assert!(seen.closed_by_client.is_some(), "the upstream saw the abort: {seen:?}");
+    assert!(!seen.finished);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_split_across_stream_pieces_is_never_half_relayed() {
+    let content = format!(r#"{{"productPresent":false,"productTextPresent":false,"garbledText":false,"k":"{KEY}"}}"#);
+    let fake = SseFake::start(vec![SseStep::reply(&content, 9)]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let (_, _, text) = post(&r, &body).await;
+    assert!(!text.contains("sk-up"), "no part of the key: {text}");
+    assert!(text.contains("secret_in_reply") || text.contains("unexpected_property"), "{text}");
+    // A key alone in a reply the contract would take is refused as the key.
+    let contract = json!({"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"], "additionalProperties": false});
+    let content = format!(r#"{{"note":"here it is: {KEY}"}}"#);
+    let fake = SseFake::start(vec![SseStep::reply(&content, 7)]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    body["response_format"]["json_schema"] = json!({"name": "note", "schema": contract});
+    let (_, _, text) = post(&r, &body).await;
+    assert!(!text.contains("sk-up"), "{text}");
+    assert!(text.contains("secret_in_reply"), "{text}");
+    assert!(text.contains("here it i"), "what came before the key was relayed: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_until_a_date_waits_until_then() {
+    let soon = httpdate(std::time::SystemTime::now() + Duration::from_secs(1));
+    let fake = Fake::start(vec![Step::body(429, "{}").header("retry-after", &soon), Step::reply(CLEAN_PLATE)]);
+    let mut c = config(&fake.base_url);
+    c.max_retry_wait_ms = 3_000;
+    c.timeouts.total_ms = 5_000;
+    let r = start(c, vec![]);
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(status, 200, "{text}");
+    let seen = fake.seen();
+    assert!(seen[1].at - seen[0].at >= Duration::from_millis(100), "waited for the date");
+}
+
+fn httpdate(t: std::time::SystemTime) -> String {
+    // RFC 7231 IMF-fixdate, by hand (the tests have no date crate).
+    let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1;
+    let days = secs / 86_400;
+    let (h, m, s) = ((secs % 86_400) / 3600, (secs % 3600) / 60, secs % 60);
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(days % 7) as usize];
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let mon = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
+    format!("{weekday}, {d:02} {mon} {year} {h:02}:{m:02}:{s:02} GMT")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzipped_stream_is_read_as_it_comes() {
+    use std::io::Write as _;
+    let events = reply_events(CLEAN_PLATE, 4, "stop", Some((10, 4)));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(events.concat().as_bytes()).unwrap();
+    let zipped = gz.finish().unwrap();
+    let half = zipped.len() / 2;
+    let step = SseStep {
+        content_type: "text/event-stream\r\ncontent-encoding: gzip".into(),
+        writes: vec![(Duration::ZERO, zipped[..half].to_vec()), (Duration::from_millis(20), zipped[half..].to_vec())],
+        clean_end: true,
+    };
+    let fake = SseFake::start(vec![step]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_stream_is_cut_at_the_cap() {
+    // White space inside the object, forever: every byte keeps the reply
+    // possible, so only a bound can end it.
+    let mut events = vec![fake_upstream::sse_delta("{\"productPresent\":false")];
+    let blank = fake_upstream::sse_delta(&" ".repeat(64 * 1024));
+    events.extend(std::iter::repeat_n(blank, 1_200));
+    let fake = SseFake::start(vec![SseStep::events(events)]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    c.timeouts.total_ms = 30_000;
+    let r = start(c, vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let started = Instant::now();
+    let (status, _, text) = post(&r, &body).await;
+    assert!(status == 200 || status == 422, "{status}");
+    let last = text.split("\n\n").filter(|e| !e.is_empty()).last().unwrap();
+    let v = json_of(last.strip_prefix("data: ").unwrap_or(last));
+    assert_eq!(v["error"]["type"], "vouch_refused", "{}", &last[..last.len().min(400)]);
+    assert!(!text.contains("data: [DONE]"));
+    let seen = fake.wait_done(0, Duration::from_secs(10));
+    assert!(!seen.finished, "cut before the upstream ended: {} of {} writes", seen.writes, seen.scripted);
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+/// The resident memory of this process, in KiB.
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_slow_requests_are_held_in_bounded_memory_with_503s_past_the_limit() {
+    let steps: Vec<Step> = (0..200).map(|_| Step::reply(CLEAN_PLATE).delay(Duration::from_millis(1_500))).collect();
+    let fake = Fake::start(steps);
+    let mut c = config(&fake.base_url);
+    c.max_concurrency = 200;
+    c.timeouts.first_byte_ms = 5_000;
+    c.timeouts.total_ms = 10_000;
+    let r = Arc::new(start(c, vec![]));
+    let before = rss_kib();
+    let client = reqwest::Client::builder().no_proxy().pool_max_idle_per_host(0).build().unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..1_000 {
+        let (client, url) = (client.clone(), format!("{}/v1/chat/completions", r.url));
+        tasks.push(tokio::spawn(async move {
+            let resp = client.post(url).json(&plate_request()).send().await.unwrap();
+            let retry = resp.headers().get("retry-after").is_some();
+            (resp.status().as_u16(), retry)
+        }));
+    }
+    let (mut ok, mut busy) = (0, 0);
+    let mut peak = 0;
+    for t in tasks {
+        let (status, retry) = t.await.unwrap();
+        peak = peak.max(rss_kib());
+        match status {
+            200 => ok += 1,
+            503 => {
+                assert!(retry, "a 503 says when to retry");
+                busy += 1;
+            }
+            s => panic!("status {s}"),
+        }
+    }
+    eprintln!("1,000 concurrent: {ok} answered, {busy} refused 503; RSS {before} KiB before, {peak} KiB at peak");
+    assert_eq!(ok + busy, 1_000);
+    assert!(ok >= 150 && ok <= 200, "{ok} answered: at most the limit in flight");
+    assert!(busy >= 800);
+    assert!(fake.count() <= 200, "no upstream call for a 503");
+    assert!(peak.saturating_sub(before) < 200 * 1024, "memory stays bounded: {before} → {peak} KiB");
+}
