@@ -1,0 +1,172 @@
+//! `vouch serve` as an operator runs it: a process with a TOML
+//! configuration, the key in its environment, SIGHUP to reload the
+//! contracts and SIGTERM to drain and stop.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod common;
+#[path = "../../vouch-llm/tests/fake_upstream/mod.rs"]
+mod fake_upstream;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::root;
+use fake_upstream::{Fake, Step, CLEAN_PLATE};
+use serde_json::{json, Value};
+
+const KEY: &str = "sk-serve-canary-0d4e19a7b3";
+
+struct Served {
+    child: Child,
+    addr: String,
+    log: mpsc::Receiver<String>,
+}
+
+impl Served {
+    /// Every log line so far.
+    fn lines(&self) -> Vec<String> {
+        self.log.try_iter().collect()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+/// Start `vouch serve --config FILE`, and wait for its "listening" line.
+fn serve(config: &str, dir: &std::path::Path) -> Served {
+    let path = dir.join("vouch.toml");
+    std::fs::write(&path, config).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(["serve", "--config", path.to_str().unwrap()])
+        .current_dir(root())
+        .env("VOUCH_TEST_SERVE_KEY", KEY)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let start = Instant::now();
+    loop {
+        let line = rx.recv_timeout(Duration::from_secs(20)).expect("vouch serve said nothing");
+        if let Some(at) = line.find("listening on http://") {
+            let addr = line[at + "listening on http://".len()..].split_whitespace().next().unwrap().to_owned();
+            return Served { child, addr, log: rx };
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "no listening line");
+    }
+}
+
+/// One HTTP/1.1 request; the status and the body.
+fn http(addr: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(s, "{method} {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+/// A scratch folder unique to this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("vouch-cli-test-{}", std::process::id())).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn plate_request() -> Value {
+    json!({"model": "m", "messages": [{"role": "user", "content": "Read back the plate."}],
+           "response_format": {"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}}})
+}
+
+fn kill(child: &Child, signal: &str) {
+    assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+}
+
+#[test]
+fn sigterm_drains_the_requests_in_flight_and_sighup_reloads_the_contracts() {
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE).delay(Duration::from_millis(800))]);
+    let dir = scratch("serve-drain");
+    let contracts = dir.join("contracts");
+    std::fs::create_dir_all(&contracts).unwrap();
+    std::fs::copy(root().join("examples/contracts/plate.json"), contracts.join("plate.json")).unwrap();
+    let config = format!(
+        "listen = \"127.0.0.1:0\"\nupstream = \"{}\"\ncontracts = \"{}\"\napi_key_env = \"VOUCH_TEST_SERVE_KEY\"\n\n[defaults]\nrounds = 1\n",
+        fake.base_url,
+        contracts.display()
+    );
+    let mut served = serve(&config, &dir);
+
+    // SIGHUP: a new contract is served without a restart.
+    std::fs::write(contracts.join("tiny.json"), r#"{"type": "integer"}"#).unwrap();
+    kill(&served.child, "-HUP");
+    let start = Instant::now();
+    loop {
+        let (_, body) = http(&served.addr, "GET", "/v1/contracts", None);
+        if body.contains("\"tiny\"") {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "not reloaded: {body}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A slow request in flight when SIGTERM comes still gets its answer.
+    let addr = served.addr.clone();
+    let in_flight = std::thread::spawn(move || http(&addr, "POST", "/v1/chat/completions", Some(&plate_request())));
+    std::thread::sleep(Duration::from_millis(300));
+    kill(&served.child, "-TERM");
+    let (status, body) = in_flight.join().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"outcome\":\"accepted\""), "{body}");
+    let exit = served.child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    assert!(TcpStream::connect(&served.addr).is_err(), "no longer listening");
+    let log = served.lines().join("\n");
+    assert!(log.contains("draining"), "{log}");
+    assert!(!log.contains(KEY), "the key is in no log line");
+    assert_eq!(fake.seen()[0].headers["authorization"], format!("Bearer {KEY}"));
+}
+
+#[test]
+fn a_configuration_that_cannot_be_used_is_refused_at_start() {
+    let dir = scratch("serve-bad-config");
+    for (config, says) in [
+        ("listen = \"0.0.0.0:0\"\ncontracts = \"examples/contracts\"\n", "without client tokens"),
+        ("contracts = \"examples/contracts\"\nmax_concurency = 3\n", "max_concurency"),
+        ("contracts = \"examples/contracts\"\n[defaults]\nrounds = 0\n", "rounds must be at least 1"),
+        (
+            "contracts = \"examples/contracts\"\napi_key_env = \"VOUCH_TEST_UNSET_VAR\"\n",
+            "VOUCH_TEST_UNSET_VAR is not set",
+        ),
+    ] {
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, config).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_vouch"))
+            .args(["serve", "--config", path.to_str().unwrap()])
+            .current_dir(root())
+            .env_remove("VOUCH_TEST_UNSET_VAR")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{config}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{config}: {err}");
+    }
+}
