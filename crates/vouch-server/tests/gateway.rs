@@ -3,16 +3,16 @@
 //! 200 carrying content the contract did not accept.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+mod common;
 #[path = "../../vouch-llm/tests/fake_upstream/mod.rs"]
 mod fake_upstream;
-mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{config, start, Running, KEY, TOKEN};
 use fake_upstream::{refused_url, reply_events, sse_data, Fake, SseFake, SseStep, Step, CLEAN_PLATE, SAID_NO};
 use serde_json::{json, Value};
-use common::{config, start, Running, KEY, TOKEN};
 
 fn plate_request() -> Value {
     json!({
@@ -682,7 +682,8 @@ fn httpdate(t: std::time::SystemTime) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    let mon = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
+    let mon =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
     format!("{weekday}, {d:02} {mon} {year} {h:02}:{m:02}:{s:02} GMT")
 }
 
@@ -737,7 +738,11 @@ async fn an_endless_stream_is_cut_at_the_cap() {
 /// The resident memory of this process, in KiB.
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -776,7 +781,7 @@ async fn a_thousand_concurrent_slow_requests_are_held_in_bounded_memory_with_503
     }
     eprintln!("1,000 concurrent: {ok} answered, {busy} refused 503; RSS {before} KiB before, {peak} KiB at peak");
     assert_eq!(ok + busy, 1_000);
-    assert!(ok >= 150 && ok <= 200, "{ok} answered: at most the limit in flight");
+    assert!((150..=200).contains(&ok), "{ok} answered: at most the limit in flight");
     assert!(busy >= 800);
     assert!(fake.count() <= 200, "no upstream call for a 503");
     assert!(peak.saturating_sub(before) < 200 * 1024, "memory stays bounded: {before} → {peak} KiB");

@@ -52,4 +52,3 @@ pub fn start(config: ServerConfig, tokens: Vec<String>) -> Running {
     });
     Running { url, gateway, _stop: stop }
 }
-

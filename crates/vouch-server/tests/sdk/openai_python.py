@@ -1,0 +1,159 @@
+"""The official OpenAI Python SDK as a client of `vouch serve`.
+
+Run by crates/vouch-server/tests/sdk.rs with the gateway's URL in
+VOUCH_BASE_URL (ending in /v1), a client token in VOUCH_TOKEN and one
+scenario name as the argument. Prints one JSON line of what the SDK gave
+back; the Rust test asserts on it. Nothing here decides pass or fail beyond
+"the SDK call went the way the scenario expects" (an unexpected exception
+exits non-zero with its traceback).
+
+max_retries=0 everywhere: the SDK retries 408/409/429/5xx on its own by
+default, which would make the upstream's request count depend on the SDK.
+"""
+
+import json
+import os
+import sys
+
+import openai
+import pydantic
+from openai import OpenAI
+
+MESSAGES = [{"role": "user", "content": "Read back the plate."}]
+MODEL = "fake-model"
+PLATE_FORMAT = {"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}}
+
+
+def client() -> OpenAI:
+    return OpenAI(
+        base_url=os.environ["VOUCH_BASE_URL"],
+        api_key=os.environ["VOUCH_TOKEN"],
+        max_retries=0,
+        timeout=10.0,
+    )
+
+
+def versions() -> dict:
+    return {"openai": openai.__version__, "pydantic": pydantic.VERSION}
+
+
+def error_seen(e: openai.APIError) -> dict:
+    """What an SDK error lets its caller read."""
+    body = e.body if isinstance(e.body, dict) else {}
+    response = getattr(e, "response", None)
+    return {
+        "class": type(e).__name__,
+        "is_api_error": isinstance(e, openai.APIError),
+        "is_unprocessable": isinstance(e, openai.UnprocessableEntityError),
+        "status": getattr(e, "status_code", None),
+        "code": e.code,
+        "type": e.type,
+        "message": e.message,
+        "problems": [p.get("code") for p in body.get("problems") or []],
+        "error_class": body.get("class"),
+        "contract": body.get("contract"),
+        "outcome_header": response.headers.get("x-vouch-outcome") if response is not None else None,
+    }
+
+
+def accepted() -> dict:
+    completion = client().chat.completions.create(model=MODEL, messages=MESSAGES, response_format=PLATE_FORMAT)
+    content = completion.choices[0].message.content
+    return {
+        "content": json.loads(content),
+        "finish_reason": completion.choices[0].finish_reason,
+        # The extra field, both ways the SDK keeps it.
+        "vouch": (completion.model_extra or {}).get("vouch"),
+        "vouch_in_to_dict": completion.to_dict().get("vouch"),
+        "usage_total": completion.usage.total_tokens if completion.usage else None,
+    }
+
+
+def refused() -> dict:
+    try:
+        completion = client().chat.completions.create(model=MODEL, messages=MESSAGES, response_format=PLATE_FORMAT)
+    except openai.APIError as e:
+        return {"raised": True, **error_seen(e)}
+    return {"raised": False, "content": completion.choices[0].message.content}
+
+
+def helper_stream(c: OpenAI) -> dict:
+    """`client.chat.completions.stream(...)`: the helper that accumulates."""
+    deltas, vouch, events = [], None, []
+    try:
+        with c.chat.completions.stream(model=MODEL, messages=MESSAGES, response_format=PLATE_FORMAT) as stream:
+            for event in stream:
+                events.append(event.type)
+                if event.type == "content.delta":
+                    deltas.append(event.delta)
+                elif event.type == "chunk" and (event.chunk.model_extra or {}).get("vouch") is not None:
+                    vouch = event.chunk.model_extra["vouch"]
+            final = stream.get_final_completion()
+    except openai.APIError as e:
+        return {"raised": True, "content": "".join(deltas), "error": error_seen(e)}
+    return {
+        "raised": False,
+        "content": "".join(deltas),
+        "final_content": final.choices[0].message.content,
+        "finish_reason": final.choices[0].finish_reason,
+        "content_done": "content.done" in events,
+        "vouch": vouch,
+    }
+
+
+def create_stream(c: OpenAI) -> dict:
+    """`create(stream=True)`: the plain iterator of chunks."""
+    deltas, vouch, finish = [], None, None
+    try:
+        for chunk in c.chat.completions.create(
+            model=MODEL, messages=MESSAGES, response_format=PLATE_FORMAT, stream=True
+        ):
+            if chunk.choices:
+                if chunk.choices[0].delta.content:
+                    deltas.append(chunk.choices[0].delta.content)
+                finish = chunk.choices[0].finish_reason or finish
+            if (chunk.model_extra or {}).get("vouch") is not None:
+                vouch = chunk.model_extra["vouch"]
+    except openai.APIError as e:
+        return {"raised": True, "content": "".join(deltas), "error": error_seen(e)}
+    return {"raised": False, "content": "".join(deltas), "finish_reason": finish, "vouch": vouch}
+
+
+def stream_accepted() -> dict:
+    c = client()
+    return {"helper": helper_stream(c), "create": create_stream(c)}
+
+
+def stream_refused() -> dict:
+    c = client()
+    return {"helper": helper_stream(c), "create": create_stream(c)}
+
+
+class PlateModel(pydantic.BaseModel):
+    productPresent: bool
+    productTextPresent: bool
+    garbledText: bool
+
+
+def parse() -> dict:
+    completion = client().chat.completions.parse(model=MODEL, messages=MESSAGES, response_format=PlateModel)
+    parsed = completion.choices[0].message.parsed
+    return {
+        "parsed_class": type(parsed).__name__,
+        "is_model": isinstance(parsed, PlateModel),
+        "parsed": parsed.model_dump() if parsed is not None else None,
+        "vouch": (completion.model_extra or {}).get("vouch"),
+    }
+
+
+SCENARIOS = {
+    "accepted": accepted,
+    "refused": refused,
+    "stream_accepted": stream_accepted,
+    "stream_refused": stream_refused,
+    "parse": parse,
+}
+
+if __name__ == "__main__":
+    seen = SCENARIOS[sys.argv[1]]()
+    print(json.dumps({"scenario": sys.argv[1], "versions": versions(), **seen}))
