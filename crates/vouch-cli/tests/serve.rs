@@ -35,10 +35,14 @@ impl Served {
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
 /// Start `vouch serve --config FILE`, and wait for its "listening" line.
+// The child is killed and waited for by `Served`'s drop (a panic on the way
+// kills the test process, and the child with its pipe).
+#[allow(clippy::zombie_processes)]
 fn serve(config: &str, dir: &std::path::Path) -> Served {
     let path = dir.join("vouch.toml");
     std::fs::write(&path, config).unwrap();
