@@ -9,41 +9,42 @@ use vouch_server::{read_tokens, Gateway, ServerConfig, WithoutContract};
 
 use crate::load::EXIT_USAGE;
 
-/// `vouch serve` arguments: each flag overrides the file's key of the same name.
+/// `vouch serve` arguments: each flag (or its `VOUCH_…` environment
+/// variable) overrides the file's key of the same name.
 #[derive(clap::Args)]
 pub struct Args {
     /// A TOML configuration file (every key: docs/gateway.md).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, env = "VOUCH_CONFIG", value_name = "FILE")]
     config: Option<PathBuf>,
     /// Where to listen (default 127.0.0.1:8080).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, env = "VOUCH_LISTEN", value_name = "ADDR")]
     listen: Option<SocketAddr>,
     /// The upstream's base URL: OpenAI, OpenRouter, Groq, Ollama, vLLM, llama.cpp…
-    #[arg(long, value_name = "BASE_URL")]
+    #[arg(long, env = "VOUCH_UPSTREAM", value_name = "BASE_URL")]
     upstream: Option<String>,
     /// The contracts folder: DIR/NAME.json is the contract NAME.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, env = "VOUCH_CONTRACTS", value_name = "DIR")]
     contracts: Option<PathBuf>,
     /// The environment variable holding the upstream's API key (never a flag).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, env = "VOUCH_API_KEY_ENV", value_name = "NAME")]
     api_key_env: Option<String>,
     /// A file of client bearer tokens, one per line.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, env = "VOUCH_TOKENS_FILE", value_name = "FILE")]
     tokens_file: Option<PathBuf>,
     /// An environment variable of client bearer tokens, comma separated.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, env = "VOUCH_TOKENS_ENV", value_name = "NAME")]
     tokens_env: Option<String>,
     /// What a request that names no contract gets: refuse (400, the default) or pass (unchecked).
-    #[arg(long, value_name = "WHAT", value_parser = ["refuse", "pass"])]
+    #[arg(long, env = "VOUCH_WITHOUT_CONTRACT", value_name = "WHAT", value_parser = ["refuse", "pass"])]
     without_contract: Option<String>,
     /// The model sent when a request names none.
-    #[arg(long, value_name = "MODEL")]
+    #[arg(long, env = "VOUCH_DEFAULT_MODEL", value_name = "MODEL")]
     default_model: Option<String>,
     /// The most requests in flight (503 with Retry-After beyond).
-    #[arg(long, value_name = "N")]
+    #[arg(long, env = "VOUCH_MAX_CONCURRENCY", value_name = "N")]
     max_concurrency: Option<usize>,
     /// The largest request body in bytes (413 beyond).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, env = "VOUCH_MAX_BODY_BYTES", value_name = "BYTES")]
     max_body_bytes: Option<usize>,
     /// Serve without client tokens on a non-loopback address.
     #[arg(long)]

@@ -173,4 +173,22 @@ fn a_configuration_that_cannot_be_used_is_refused_at_start() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{config}: {err}");
     }
+    // The environment overrides the file; a flag overrides the environment.
+    let path = dir.join("ok.toml");
+    std::fs::write(&path, "contracts = \"examples/contracts\"\nmax_concurrency = 5\n").unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_vouch"))
+            .args(["serve", "--config", path.to_str().unwrap()])
+            .args(extra)
+            .current_dir(root())
+            .env("VOUCH_MAX_CONCURRENCY", "0")
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_concurrency must be at least 1"));
+    let out = run(&["--max-concurrency", "3", "--listen", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without client tokens"), "the flag's 3 was taken");
 }

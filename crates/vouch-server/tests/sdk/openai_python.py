@@ -79,13 +79,14 @@ def refused() -> dict:
 
 def helper_stream(c: OpenAI) -> dict:
     """`client.chat.completions.stream(...)`: the helper that accumulates."""
-    deltas, vouch, events = [], None, []
+    deltas, vouch, content_done = [], None, None
     try:
         with c.chat.completions.stream(model=MODEL, messages=MESSAGES, response_format=PLATE_FORMAT) as stream:
             for event in stream:
-                events.append(event.type)
                 if event.type == "content.delta":
                     deltas.append(event.delta)
+                elif event.type == "content.done":
+                    content_done = event.content
                 elif event.type == "chunk" and (event.chunk.model_extra or {}).get("vouch") is not None:
                     vouch = event.chunk.model_extra["vouch"]
             final = stream.get_final_completion()
@@ -96,8 +97,9 @@ def helper_stream(c: OpenAI) -> dict:
         "content": "".join(deltas),
         "final_content": final.choices[0].message.content,
         "finish_reason": final.choices[0].finish_reason,
-        "content_done": "content.done" in events,
+        "content_done": content_done,
         "vouch": vouch,
+        "final_vouch": (final.model_extra or {}).get("vouch"),
     }
 
 
@@ -146,12 +148,34 @@ def parse() -> dict:
     }
 
 
+def parse_stream() -> dict:
+    """The stream helper with the Pydantic model: parsed on content.done and
+    in the final completion."""
+    done_parsed, deltas = None, []
+    with client().chat.completions.stream(model=MODEL, messages=MESSAGES, response_format=PlateModel) as stream:
+        for event in stream:
+            if event.type == "content.delta":
+                deltas.append(event.delta)
+            elif event.type == "content.done":
+                done_parsed = event.parsed
+        final = stream.get_final_completion()
+    parsed = final.choices[0].message.parsed
+    return {
+        "content": "".join(deltas),
+        "done_is_model": isinstance(done_parsed, PlateModel),
+        "is_model": isinstance(parsed, PlateModel),
+        "parsed_class": type(parsed).__name__,
+        "parsed": parsed.model_dump() if parsed is not None else None,
+    }
+
+
 SCENARIOS = {
     "accepted": accepted,
     "refused": refused,
     "stream_accepted": stream_accepted,
     "stream_refused": stream_refused,
     "parse": parse,
+    "parse_stream": parse_stream,
 }
 
 if __name__ == "__main__":
