@@ -87,7 +87,12 @@ pub struct Gateway {
     inline: InlineCache,
     metrics: Metrics,
     slots: Arc<Semaphore>,
+    /// Of the answers: the key and the tokens only. A vouched value is sent
+    /// byte for byte, even when a string in it looks like someone's key
+    /// (`sk-…`, `Bearer …`): the patterns would change what was vouched.
     scrub: Scrubber,
+    /// Of the logs: the key, the tokens, and the patterns too.
+    log_scrub: Scrubber,
     key: Option<ApiKey>,
     key_header: Option<HeaderValue>,
     pass_client: reqwest::Client,
@@ -160,7 +165,8 @@ impl Gateway {
         }
         let api_key = api_key.filter(|k| !k.trim().is_empty());
         let key = api_key.clone().map(ApiKey::new);
-        let scrub = Scrubber::new(api_key.iter().cloned().chain(tokens.iter().cloned()));
+        let log_scrub = Scrubber::new(api_key.iter().cloned().chain(tokens.iter().cloned()));
+        let scrub = log_scrub.clone().without_patterns();
         let key_header = match &api_key {
             Some(k) => Some(
                 HeaderValue::from_str(&format!("Bearer {k}"))
@@ -185,6 +191,7 @@ impl Gateway {
             catalog: RwLock::new(Arc::new(catalog)),
             metrics: Metrics::default(),
             scrub,
+            log_scrub,
             key,
             key_header,
             pass_client,
@@ -232,11 +239,12 @@ impl Gateway {
         Ok(errors)
     }
 
-    /// The scrubber of the upstream key and the client tokens: every byte
-    /// the gateway writes goes through it (logs included).
+    /// The scrubber of the logs: the upstream key, the client tokens and
+    /// the `Bearer …` / `sk-…` patterns (the answers are scrubbed of the key
+    /// and the tokens).
     #[must_use]
     pub fn scrubber(&self) -> &Scrubber {
-        &self.scrub
+        &self.log_scrub
     }
 
     /// Mark the gateway as draining: `/readyz` answers 503 from now on.

@@ -786,3 +786,15 @@ async fn a_thousand_concurrent_slow_requests_are_held_in_bounded_memory_with_503
     assert!(fake.count() <= 200, "no upstream call for a 503");
     assert!(peak.saturating_sub(before) < 200 * 1024, "memory stays bounded: {before} → {peak} KiB");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vouched_value_is_sent_byte_for_byte_even_when_it_looks_like_a_key() {
+    let reply = r#"{"note":"sk-looks-like-a-key-0123456789 and Bearer abc.def"}"#;
+    let fake = Fake::start(vec![Step::reply(reply)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["response_format"]["json_schema"] = json!({"name": "note", "schema": {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"], "additionalProperties": false}});
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(json_of(&text)["choices"][0]["message"]["content"], reply, "what was vouched, unchanged");
+}
