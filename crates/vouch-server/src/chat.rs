@@ -13,6 +13,7 @@ use futures_util::stream;
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio::task::JoinHandle;
+use tracing::Instrument as _;
 use vouch_llm::{Answer, Forwarded, Limits, Outcome, Relayed};
 
 use crate::catalog::{Entry, InlineContract};
@@ -284,9 +285,9 @@ impl Call {
     async fn stream(self, forwarded: Forwarded, fallback: Option<Value>, permit: OwnedSemaphorePermit) -> Response {
         let (tx, mut rx) = mpsc::channel::<Relayed>(64);
         let entry = Arc::clone(&self.entry);
-        let task = AbortOnDrop(tokio::spawn(async move {
-            entry.asker.ask_forwarded(forwarded, fallback.as_ref(), Some(tx)).await
-        }));
+        let ask = async move { entry.asker.ask_forwarded(forwarded, fallback.as_ref(), Some(tx)).await };
+        // The ask outlives this handler (it feeds the stream): it keeps the request's span.
+        let task = AbortOnDrop(tokio::spawn(ask.instrument(tracing::Span::current())));
         let first = rx.recv().await;
         let Some(Relayed::Content(first)) = first else {
             // The ask ended with nothing relayed.

@@ -54,6 +54,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
+use tracing::Instrument as _;
 use vouch_llm::{ApiKey, Scrubber};
 
 pub use catalog::{is_contract_name, Catalog, Entry, LoadError};
@@ -306,7 +307,6 @@ async fn around(State(g): State<Arc<Gateway>>, mut request: Request, next: Next)
     };
     let span = tracing::info_span!("request", id = %id, method = %request.method(), route = %route);
     let started = Instant::now();
-    let _enter = span.enter();
     let mut response = if path.starts_with("/v1/") && !g.authorized(request.headers()) {
         let mut r = reply::error(
             StatusCode::UNAUTHORIZED,
@@ -319,8 +319,8 @@ async fn around(State(g): State<Arc<Gateway>>, mut request: Request, next: Next)
         r
     } else {
         request.extensions_mut().insert(RequestId(id.clone()));
-        drop(_enter);
-        next.run(request).await
+        // The ask's own spans (`ask`, `round`) are children of the request's.
+        next.run(request).instrument(span.clone()).await
     };
     if let Ok(v) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID, v);
