@@ -1,21 +1,24 @@
 // The official OpenAI Node SDK (openai-node) as a client of `vouch serve`.
 //
 // Run by crates/vouch-server/tests/sdk.rs as
-//   node openai_node.mjs <npm prefix> <scenario>
-// with the gateway's URL in VOUCH_BASE_URL (ending in /v1) and a client token
-// in VOUCH_TOKEN. The SDK and Zod are loaded from the prefix that
-// sources/generate installed (target/sources/zod3 or zod4), through its own
-// node_modules. Prints one JSON line of what the SDK gave back; the Rust test
-// asserts on it. An unexpected exception exits non-zero with its stack.
+//   node openai_node.mjs <npm prefix> <scenario>[=<base url>]...
+// with a client token in VOUCH_TOKEN. Each scenario runs against its own
+// gateway: the base URL (ending in /v1) given after `=`, else VOUCH_BASE_URL.
+// The SDK and Zod are loaded from the prefix that sources/generate installed
+// (target/sources/zod3 or zod4), through its own node_modules. Prints one
+// JSON line per scenario of what the SDK gave back; the Rust test asserts on
+// it. A scenario whose SDK call goes some unexpected way prints its stack as
+// `unexpected` (and the script exits non-zero at the end).
 //
 // maxRetries: 0 everywhere: the SDK retries 408/409/429/5xx on its own by
 // default, which would make the upstream's request count depend on the SDK.
 
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 
-const [prefix, scenario] = process.argv.slice(2);
-const require = createRequire(join(prefix, 'package.json'));
+const [prefix, ...scenarios] = process.argv.slice(2);
+let baseURL = process.env.VOUCH_BASE_URL;
+const require = createRequire(resolve(prefix, 'package.json'));
 const OpenAI = require('openai');
 const { VERSION } = require('openai/version');
 const { zodResponseFormat } = require('openai/helpers/zod');
@@ -28,7 +31,7 @@ const PLATE_FORMAT = { type: 'json_schema', json_schema: { name: 'plate', schema
 
 function client() {
   return new OpenAI({
-    baseURL: process.env.VOUCH_BASE_URL,
+    baseURL,
     apiKey: process.env.VOUCH_TOKEN,
     maxRetries: 0,
     timeout: 10_000,
@@ -197,6 +200,19 @@ const SCENARIOS = {
   parse_stream: parseStream,
 };
 
-const seen = await SCENARIOS[scenario]();
 const versions = { openai: VERSION, zod: zodPackage.version, node: process.version };
-console.log(JSON.stringify({ scenario, versions, ...seen }));
+let failed = false;
+for (const arg of scenarios) {
+  const at = arg.indexOf('=');
+  const name = at < 0 ? arg : arg.slice(0, at);
+  baseURL = at < 0 ? process.env.VOUCH_BASE_URL : arg.slice(at + 1);
+  let seen;
+  try {
+    seen = await SCENARIOS[name]();
+  } catch (e) {
+    failed = true;
+    seen = { unexpected: String(e?.stack ?? e) };
+  }
+  console.log(JSON.stringify({ scenario: name, versions, ...seen }));
+}
+process.exitCode = failed ? 1 : 0;

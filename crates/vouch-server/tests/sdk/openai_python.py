@@ -1,11 +1,15 @@
 """The official OpenAI Python SDK as a client of `vouch serve`.
 
-Run by crates/vouch-server/tests/sdk.rs with the gateway's URL in
-VOUCH_BASE_URL (ending in /v1), a client token in VOUCH_TOKEN and one
-scenario name as the argument. Prints one JSON line of what the SDK gave
-back; the Rust test asserts on it. Nothing here decides pass or fail beyond
-"the SDK call went the way the scenario expects" (an unexpected exception
-exits non-zero with its traceback).
+Run by crates/vouch-server/tests/sdk.rs as
+
+    python openai_python.py <scenario>[=<base url>]...
+
+with a client token in VOUCH_TOKEN. Each scenario runs against its own
+gateway: the base URL (ending in /v1) given after `=`, else VOUCH_BASE_URL.
+One process runs them all (importing the SDK is most of the time). Prints
+one JSON line per scenario of what the SDK gave back; the Rust test asserts
+on it. A scenario whose SDK call goes some unexpected way prints its
+traceback as `unexpected` (and the script exits non-zero at the end).
 
 max_retries=0 everywhere: the SDK retries 408/409/429/5xx on its own by
 default, which would make the upstream's request count depend on the SDK.
@@ -14,6 +18,7 @@ default, which would make the upstream's request count depend on the SDK.
 import json
 import os
 import sys
+import traceback
 
 import openai
 import pydantic
@@ -24,9 +29,12 @@ MODEL = "fake-model"
 PLATE_FORMAT = {"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}}
 
 
+BASE_URL = os.environ.get("VOUCH_BASE_URL", "")
+
+
 def client() -> OpenAI:
     return OpenAI(
-        base_url=os.environ["VOUCH_BASE_URL"],
+        base_url=BASE_URL,
         api_key=os.environ["VOUCH_TOKEN"],
         max_retries=0,
         timeout=10.0,
@@ -179,5 +187,14 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    seen = SCENARIOS[sys.argv[1]]()
-    print(json.dumps({"scenario": sys.argv[1], "versions": versions(), **seen}))
+    failed = False
+    for arg in sys.argv[1:]:
+        name, _, url = arg.partition("=")
+        BASE_URL = url or os.environ.get("VOUCH_BASE_URL", "")
+        try:
+            seen = SCENARIOS[name]()
+        except Exception:  # pylint: disable=broad-except
+            failed = True
+            seen = {"unexpected": traceback.format_exc()}
+        print(json.dumps({"scenario": name, "versions": versions(), **seen}), flush=True)
+    sys.exit(1 if failed else 0)
