@@ -1,0 +1,61 @@
+"""The founding plate gate through `vouch serve`, with the official OpenAI
+Python SDK as the client and a real small model behind the gateway.
+
+Run by crates/vouch-server/tests/realmodel.rs with VOUCH_BASE_URL (the
+gateway, ending in /v1) and VOUCH_TOKEN. Prints one JSON line per prompt:
+the outcome the SDK saw, the content (when accepted) or the refusal's code
+and problem codes.
+"""
+
+import json
+import os
+
+import openai
+from openai import OpenAI
+
+PROMPTS = [
+    "A photo shows a clean white plate with nothing on it: no product, no text. Read it back.",
+    "The photo shows a plate with a yoghurt pot still on it, label readable. Read it back.",
+    "The photo shows a plate with smeared, unreadable printing on it. Read it back.",
+]
+
+client = OpenAI(base_url=os.environ["VOUCH_BASE_URL"], api_key=os.environ["VOUCH_TOKEN"], max_retries=0, timeout=300.0)
+for prompt in PROMPTS:
+    for stream in (False, True):
+        seen = {"prompt": prompt, "stream": stream}
+        try:
+            if stream:
+                content = ""
+                last = None
+                for chunk in client.chat.completions.create(
+                    model="smollm2",
+                    messages=[{"role": "user", "content": prompt}],
+                    response_format={"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}},
+                    temperature=0,
+                    max_tokens=200,
+                    stream=True,
+                ):
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        content += chunk.choices[0].delta.content
+                    last = chunk
+                seen["outcome"] = "accepted"
+                seen["content"] = content
+                seen["vouch"] = (last.model_extra or {}).get("vouch") if last is not None else None
+            else:
+                r = client.chat.completions.create(
+                    model="smollm2",
+                    messages=[{"role": "user", "content": prompt}],
+                    response_format={"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}},
+                    temperature=0,
+                    max_tokens=200,
+                )
+                seen["outcome"] = "accepted"
+                seen["content"] = r.choices[0].message.content
+                seen["vouch"] = (r.model_extra or {}).get("vouch")
+        except openai.APIError as e:
+            body = e.body if isinstance(e.body, dict) else {}
+            seen["outcome"] = "refused"
+            seen["status"] = getattr(e, "status_code", None)
+            seen["code"] = e.code
+            seen["problems"] = [p.get("code") for p in body.get("problems", [])]
+        print(json.dumps(seen), flush=True)
