@@ -133,12 +133,7 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     crate::output::protect(gateway.scrubber());
-    tracing_subscriber::fmt()
-        .with_max_level(args.log)
-        .with_target(false)
-        .with_ansi(false)
-        .with_writer(|| crate::output::Stderr)
-        .init();
+    logs(args.log);
     for e in &errors {
         tracing::warn!(contract = %e.name, "not loaded: {}", e.message);
     }
@@ -175,6 +170,25 @@ pub fn run(args: &Args) -> u8 {
             }
         }
     })
+}
+
+/// One line per request at `info` (the gateway's own); the model client's
+/// per-round and per-ask lines only at `debug` and below: at thousands of
+/// requests a second, three scrubbed lines a request cost more than the
+/// gateway's own work.
+fn logs(level: tracing::Level) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let client = if level >= tracing::Level::DEBUG { LevelFilter::from_level(level) } else { LevelFilter::WARN };
+    let targets = Targets::new()
+        .with_default(LevelFilter::from_level(level))
+        .with_target("vouch_llm", client)
+        .with_target("hyper", LevelFilter::WARN)
+        .with_target("reqwest", LevelFilter::WARN);
+    let fmt =
+        tracing_subscriber::fmt::layer().with_target(false).with_ansi(false).with_writer(|| crate::output::Stderr);
+    tracing_subscriber::registry().with(fmt).with(targets).init();
 }
 
 /// SIGINT or SIGTERM.

@@ -798,3 +798,26 @@ async fn a_vouched_value_is_sent_byte_for_byte_even_when_it_looks_like_a_key() {
     assert_eq!(status, 200, "{text}");
     assert_eq!(json_of(&text)["choices"][0]["message"]["content"], reply, "what was vouched, unchanged");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_drip_is_cut_at_the_total_backstop() {
+    // Every piece comes within the idle timeout; the whole never comes in time.
+    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"}]}).to_string();
+    let writes: Vec<(Duration, Vec<u8>)> =
+        body.as_bytes().chunks(2).map(|c| (Duration::from_millis(100), c.to_vec())).collect();
+    let fake = SseFake::start(vec![SseStep { content_type: "application/json".into(), writes, clean_end: true }]);
+    let mut c = config(&fake.base_url);
+    c.defaults.rounds = Some(1);
+    let r = start(c, vec![]);
+    let started = Instant::now();
+    let (status, _, text) = post(&r, &plate_request()).await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_timeout");
+    assert!(json_of(&text)["error"]["message"].as_str().unwrap().contains("complete response"), "{text}");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(1_400) && took < Duration::from_millis(2_500),
+        "the 1.5 s backstop: {took:?}"
+    );
+    let seen = fake.wait_done(0, Duration::from_secs(5));
+    assert!(!seen.finished && seen.closed_by_client.is_some(), "the upstream saw the request dropped: {seen:?}");
+}
