@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::{json, Value};
 use vouch::{Accepted, Finding, Problem, ProblemClass, Repair};
 
@@ -77,20 +78,26 @@ impl Streamed {
     /// The JSON of [`Round::to_json`]'s `stream`: `bytes_received`,
     /// `deltas_received`, `tokens_received`, `tokens_from` (`"usage"` or
     /// `"deltas"`), `decided_at_bytes`, `decided_at_tokens`, `dropped`,
-    /// `reply_tokens`.
+    /// `reply_tokens`, `relayed_bytes` (also its [`Serialize`] form).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        json!({
-            "bytes_received": self.bytes,
-            "deltas_received": self.deltas,
-            "tokens_received": self.tokens,
-            "tokens_from": if self.tokens_from_usage { "usage" } else { "deltas" },
-            "decided_at_bytes": self.decided_at_bytes,
-            "decided_at_tokens": self.decided_at_tokens,
-            "dropped": self.dropped,
-            "reply_tokens": self.reply_tokens,
-            "relayed_bytes": self.relayed,
-        })
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for Streamed {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Streamed", 9)?;
+        s.serialize_field("bytes_received", &self.bytes)?;
+        s.serialize_field("deltas_received", &self.deltas)?;
+        s.serialize_field("tokens_received", &self.tokens)?;
+        s.serialize_field("tokens_from", if self.tokens_from_usage { "usage" } else { "deltas" })?;
+        s.serialize_field("decided_at_bytes", &self.decided_at_bytes)?;
+        s.serialize_field("decided_at_tokens", &self.decided_at_tokens)?;
+        s.serialize_field("dropped", &self.dropped)?;
+        s.serialize_field("reply_tokens", &self.reply_tokens)?;
+        s.serialize_field("relayed_bytes", &self.relayed)?;
+        s.end()
     }
 }
 
@@ -149,29 +156,36 @@ impl Round {
     /// The round as JSON: `round`, `waited_ms`, `latency_ms`, `http_status`,
     /// `prompt_tokens`, `completion_tokens`, `total_tokens`, `finish_reason`,
     /// `outcome`, `pass`, `findings`, `problems`, and `stream` (`null`, or
-    /// [`Streamed::to_json`] for a streamed round).
+    /// [`Streamed::to_json`] for a streamed round). Its [`Serialize`] form
+    /// writes the same without building the tree.
     #[must_use]
     pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for Round {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let usage = self.usage.unwrap_or_default();
         let (pass, findings): (bool, &[Finding]) = match &self.verdict {
             RoundVerdict::Accepted(a) => (a.findings.is_empty(), &a.findings),
             RoundVerdict::Refused(_) => (false, &[]),
         };
-        json!({
-            "round": self.index,
-            "waited_ms": millis(self.waited),
-            "latency_ms": millis(self.latency),
-            "http_status": self.http_status,
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "total_tokens": usage.spent(),
-            "finish_reason": self.finish_reason,
-            "outcome": self.outcome(),
-            "pass": pass,
-            "findings": findings,
-            "problems": self.problems(),
-            "stream": self.stream.as_ref().map(Streamed::to_json),
-        })
+        let mut s = serializer.serialize_struct("Round", 13)?;
+        s.serialize_field("round", &self.index)?;
+        s.serialize_field("waited_ms", &millis(self.waited))?;
+        s.serialize_field("latency_ms", &millis(self.latency))?;
+        s.serialize_field("http_status", &self.http_status)?;
+        s.serialize_field("prompt_tokens", &usage.prompt_tokens)?;
+        s.serialize_field("completion_tokens", &usage.completion_tokens)?;
+        s.serialize_field("total_tokens", &usage.spent())?;
+        s.serialize_field("finish_reason", &self.finish_reason)?;
+        s.serialize_field("outcome", self.outcome())?;
+        s.serialize_field("pass", &pass)?;
+        s.serialize_field("findings", findings)?;
+        s.serialize_field("problems", self.problems())?;
+        s.serialize_field("stream", &self.stream)?;
+        s.end()
     }
 }
 

@@ -334,11 +334,10 @@ impl Call {
     fn fallback_stream(&self, outcome: &Outcome, permit: OwnedSemaphorePermit) -> Response {
         self.g.metrics.ask(&self.entry.name, outcome, self.max_tokens);
         let content = accepted_json(outcome).unwrap_or_default();
-        let mut text = reply::sse(
-            &reply::chunk(&self.id, self.created, &self.model, json!({"role": "assistant", "content": content}), None),
-            &self.g.scrub,
-        );
-        text.push_str(&self.last_events(outcome));
+        let mut text = String::new();
+        let first = reply::chunk(&self.id, self.created, &self.model, reply::Delta::content(&content, true), None);
+        reply::sse(&mut text, &first, &self.g.scrub);
+        self.last_events(&mut text, outcome);
         drop(permit);
         let mut r = Response::new(Body::from(text));
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -347,16 +346,12 @@ impl Call {
 
     /// The end of an accepted stream: the finish chunk, the usage and vouch
     /// object, `[DONE]`.
-    fn last_events(&self, outcome: &Outcome) -> String {
-        let mut text =
-            reply::sse(&reply::chunk(&self.id, self.created, &self.model, json!({}), Some("stop")), &self.g.scrub);
-        let tail = json!({
-            "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
-            "choices": [], "usage": reply::usage(outcome), "vouch": reply::vouch_object(outcome, &self.entry.name),
-        });
-        text.push_str(&reply::sse(&tail, &self.g.scrub));
+    fn last_events(&self, text: &mut String, outcome: &Outcome) {
+        let stop = reply::chunk(&self.id, self.created, &self.model, reply::Delta::default(), Some("stop"));
+        reply::sse(text, &stop, &self.g.scrub);
+        let tail = reply::last_chunk(&self.id, self.created, &self.model, outcome, &self.entry.name);
+        reply::sse(text, &tail, &self.g.scrub);
         text.push_str("data: [DONE]\n\n");
-        text
     }
 }
 
@@ -394,10 +389,9 @@ impl Streaming {
         let c = &self.call;
         let mut text = String::new();
         for piece in self.pending.drain(..) {
-            let delta =
-                if self.role_sent { json!({"content": piece}) } else { json!({"role": "assistant", "content": piece}) };
+            let chunk = reply::chunk(&c.id, c.created, &c.model, reply::Delta::content(&piece, !self.role_sent), None);
             self.role_sent = true;
-            text.push_str(&reply::sse(&reply::chunk(&c.id, c.created, &c.model, delta, None), &c.g.scrub));
+            reply::sse(&mut text, &chunk, &c.g.scrub);
         }
         Some(text)
     }
@@ -410,21 +404,21 @@ impl Streaming {
             None => None,
         }) else {
             let e = json!({"error": {"message": "the ask failed", "type": "server_error", "param": null, "code": "internal"}});
-            return reply::sse(&e, &c.g.scrub);
+            let mut text = String::new();
+            reply::sse(&mut text, &e, &c.g.scrub);
+            return text;
         };
         c.g.metrics.ask(&c.entry.name, &outcome, c.max_tokens);
+        let mut text = String::new();
         if outcome.is_accepted() {
-            return c.last_events(&outcome);
+            c.last_events(&mut text, &outcome);
+            return text;
         }
         // Refused (a fallback cannot follow a part of a model reply: it is
         // named in the error for the client that wants it).
-        let mut e = reply::refusal(&outcome, &c.entry.name);
-        if let (Some(fallback), Some(obj)) = (
-            outcome.is_fallback().then(|| outcome.value().cloned()).flatten(),
-            e.get_mut("error").and_then(Value::as_object_mut),
-        ) {
-            obj.insert("fallback".into(), fallback);
-        }
-        reply::sse(&e, &c.g.scrub)
+        let fallback = if outcome.is_fallback() { outcome.value() } else { None };
+        let e = reply::refusal(&outcome, &c.entry.name).with_fallback(fallback);
+        reply::sse(&mut text, &e, &c.g.scrub);
+        text
     }
 }
