@@ -120,9 +120,11 @@ impl fmt::Debug for Asker {
 }
 
 /// One ask's requests: what every round sends, and what it may spend.
-struct Exchange {
-    /// The request body but `messages`.
+struct Exchange<'a> {
+    /// The request body but `messages` and `response_format`.
     base: Map<String, Value>,
+    /// The asker's `response_format` (borrowed: not copied per request).
+    response_format: Option<&'a Value>,
     /// The messages so far (re-asks add to them).
     conversation: Vec<Value>,
     limits: Limits,
@@ -132,12 +134,26 @@ struct Exchange {
     headers: HeaderMap,
 }
 
-impl Exchange {
-    /// The next round's request body.
-    fn body(&self) -> Value {
-        let mut body = self.base.clone();
-        body.insert("messages".into(), Value::Array(self.conversation.clone()));
-        Value::Object(body)
+impl Exchange<'_> {
+    /// The next round's request body, as JSON text (written from its parts,
+    /// nothing copied).
+    fn body(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+}
+
+impl serde::Serialize for Exchange<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        for (k, v) in &self.base {
+            map.serialize_entry(k, v)?;
+        }
+        if let Some(rf) = self.response_format {
+            map.serialize_entry("response_format", rf)?;
+        }
+        map.serialize_entry("messages", &self.conversation)?;
+        map.end()
     }
 }
 
@@ -303,6 +319,7 @@ impl Asker {
         let conversation = self.conversation(messages).iter().map(message_json).collect();
         let exchange = Exchange {
             base: self.base_body(),
+            response_format: self.response_format.as_ref(),
             conversation,
             limits: self.config.limits(),
             stream: self.config.stream,
@@ -351,11 +368,19 @@ impl Asker {
             span.record("model", excerpt(&self.scrub.scrub(model), 80));
         }
         let limits = Limits { rounds: limits.rounds.max(1), ..limits };
-        let exchange = Exchange { base, conversation, limits, stream, relay, headers: extra };
+        let exchange = Exchange {
+            base,
+            response_format: self.response_format.as_ref(),
+            conversation,
+            limits,
+            stream,
+            relay,
+            headers: extra,
+        };
         self.traced(span, exchange, fallback).await
     }
 
-    async fn traced(&self, span: tracing::Span, exchange: Exchange, fallback: Option<&Value>) -> Outcome {
+    async fn traced(&self, span: tracing::Span, exchange: Exchange<'_>, fallback: Option<&Value>) -> Outcome {
         let outcome = self.run(exchange, fallback).instrument(span.clone()).await;
         span.record("rounds", outcome.rounds.len());
         span.record("outcome", outcome.outcome());
@@ -372,7 +397,7 @@ impl Asker {
         outcome
     }
 
-    async fn run(&self, mut exchange: Exchange, fallback: Option<&Value>) -> Outcome {
+    async fn run(&self, mut exchange: Exchange<'_>, fallback: Option<&Value>) -> Outcome {
         let start = Instant::now();
         let limits = exchange.limits;
         let deadline = limits.deadline.map(|d| start + d);
@@ -499,9 +524,6 @@ impl Asker {
     fn base_body(&self) -> Map<String, Value> {
         let mut body = Map::new();
         body.insert("model".into(), Value::String(self.config.model.clone()));
-        if let Some(rf) = &self.response_format {
-            body.insert("response_format".into(), rf.clone());
-        }
         if let Some(t) = self.config.temperature.and_then(serde_json::Number::from_f64) {
             body.insert("temperature".into(), Value::Number(t));
         }
@@ -545,14 +567,8 @@ impl Asker {
                 conversation.insert(0, message_json(&Message::system(self.system_prompt.clone())));
             }
         }
-        match &self.response_format {
-            Some(rf) => {
-                body.insert("response_format".into(), rf.clone());
-            }
-            None => {
-                body.remove("response_format");
-            }
-        }
+        // The asker's own goes in its place (see `Exchange`).
+        body.remove("response_format");
         if !body.get("model").is_some_and(Value::is_string) {
             body.insert("model".into(), Value::String(self.config.model.clone()));
         }
@@ -598,7 +614,7 @@ impl Asker {
         &self,
         index: u32,
         waited: Duration,
-        exchange: &Exchange,
+        exchange: &Exchange<'_>,
         deadline: Option<Instant>,
     ) -> (Round, Next) {
         let body = exchange.body();

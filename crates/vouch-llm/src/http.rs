@@ -43,7 +43,8 @@ pub(crate) struct Request<'a> {
     pub client: &'a Client,
     pub url: &'a Url,
     pub shown_url: &'a str,
-    pub body: &'a Value,
+    /// The request body, JSON text.
+    pub body: &'a [u8],
     /// This request's own headers, beside the client's defaults.
     pub headers: &'a HeaderMap,
     pub timeouts: Timeouts,
@@ -124,7 +125,13 @@ impl Request<'_> {
             _ => (total_end, false),
         };
         let first_byte_end = (start + self.timeouts.first_byte).min(end);
-        let sent = self.client.post(self.url.clone()).headers(self.headers.clone()).json(self.body).send();
+        let sent = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(self.body.to_vec())
+            .send();
         let resp = match timeout_at(first_byte_end, sent).await {
             Err(_) if by_deadline && first_byte_end == end => return Err(failed(None, deadline_problem())),
             Err(_) if first_byte_end == end => {
