@@ -48,7 +48,10 @@ fn sse(pieces: Vec<String>, every: Duration, end: bool) -> Response {
         }
     });
     let mut r = Response::new(Body::from_stream(stream));
-    r.headers_mut().insert(header::CONTENT_TYPE, "text/event-stream".parse().unwrap_or(header::HeaderValue::from_static("text/event-stream")));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        "text/event-stream".parse().unwrap_or(header::HeaderValue::from_static("text/event-stream")),
+    );
     r
 }
 
@@ -68,11 +71,23 @@ async fn upstream(body: Bytes) -> Response {
                 good.push("data: [DONE]\n\n".into());
                 sse(good, Duration::from_millis(2), true)
             }
-            45..=59 => sse(split(r#"{"productPresent":"no","productTextPresent":false}"#, 6).iter().map(|p| chunk(p)).collect(), Duration::from_millis(2), true),
+            45..=59 => sse(
+                split(r#"{"productPresent":"no","productTextPresent":false}"#, 6).iter().map(|p| chunk(p)).collect(),
+                Duration::from_millis(2),
+                true,
+            ),
             60..=69 => sse(good, Duration::from_millis(2), false),
-            70..=79 => sse(vec![chunk("{\"productPresent\":false"), "data: {\"error\": {\"message\": \"overloaded\"}}\n\n".into()], Duration::from_millis(2), true),
+            70..=79 => sse(
+                vec![chunk("{\"productPresent\":false"), "data: {\"error\": {\"message\": \"overloaded\"}}\n\n".into()],
+                Duration::from_millis(2),
+                true,
+            ),
             // Endless: white space until the gateway cuts it (idle or total timeout, or the cap).
-            80..=89 => sse(std::iter::once(chunk("{")).chain(std::iter::repeat_n(chunk(&" ".repeat(512)), 2_000)).collect(), Duration::from_millis(1), true),
+            80..=89 => sse(
+                std::iter::once(chunk("{")).chain(std::iter::repeat_n(chunk(&" ".repeat(512)), 2_000)).collect(),
+                Duration::from_millis(1),
+                true,
+            ),
             _ => (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response(),
         };
     }
@@ -165,8 +180,13 @@ async fn main() {
     let mut samples: Vec<(u64, u64, u64)> = Vec::new();
     let mut next_sample = Instant::now();
     let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / rate.max(1)));
-    println!("soak: vouch serve (pid {pid}) on 127.0.0.1:{port}, {rate} requests/s for {minutes} min, warm-up {warmup} s");
-    println!("{:>6} {:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}", "t/s", "rss KiB", "fds", "200", "422", "503", "gave up", "other");
+    println!(
+        "soak: vouch serve (pid {pid}) on 127.0.0.1:{port}, {rate} requests/s for {minutes} min, warm-up {warmup} s"
+    );
+    println!(
+        "{:>6} {:>10} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "t/s", "rss KiB", "fds", "200", "422", "503", "gave up", "other"
+    );
     while start.elapsed() < total {
         tick.tick().await;
         let (client, url, tally) = (client.clone(), url.clone(), Arc::clone(&counts));
@@ -249,7 +269,14 @@ async fn main() {
     // pooled for a while (reqwest keeps them up to 90 s), so this is not 0.
     println!("drained: {fds_end} fds (before the load: {fds_start}, the rest pooled upstream connections); RSS {rss_end} KiB");
     let c: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-    println!("answers: {} accepted (200), {} refused (422), {} busy (503), {} clients gave up, {} other/errors", c[0], c[1], c[2], c[4], c[3] + c[5]);
+    println!(
+        "answers: {} accepted (200), {} refused (422), {} busy (503), {} clients gave up, {} other/errors",
+        c[0],
+        c[1],
+        c[2],
+        c[4],
+        c[3] + c[5]
+    );
     let rss = (0, 0, 0.0, rss_ok);
     let fds = (0, 0, 0.0, fds_ok);
     let _ = std::fs::remove_dir_all(&dir);

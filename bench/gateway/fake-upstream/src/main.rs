@@ -26,10 +26,7 @@ use tokio::net::TcpListener;
 const CONTENT: &str = r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#;
 
 fn completion_body() -> Bytes {
-    let created = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let created = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     // The content is a JSON string inside the JSON document: escape its quotes.
     let content = CONTENT.replace('\\', "\\\\").replace('"', "\\\"");
     let body = format!(
@@ -46,15 +43,10 @@ fn completion_body() -> Bytes {
     Bytes::from(body)
 }
 
-const NOT_FOUND: &str =
-    r#"{"error":{"message":"fake-upstream answers only POST /v1/chat/completions","type":"invalid_request_error","param":null,"code":"not_found"}}"#;
+const NOT_FOUND: &str = r#"{"error":{"message":"fake-upstream answers only POST /v1/chat/completions","type":"invalid_request_error","param":null,"code":"not_found"}}"#;
 
-async fn handle(
-    req: Request<Incoming>,
-    completion: Bytes,
-) -> Result<Response<Full<Bytes>>, Infallible> {
-    let ok = req.method() == Method::POST
-        && matches!(req.uri().path(), "/v1/chat/completions" | "/chat/completions");
+async fn handle(req: Request<Incoming>, completion: Bytes) -> Result<Response<Full<Bytes>>, Infallible> {
+    let ok = req.method() == Method::POST && matches!(req.uri().path(), "/v1/chat/completions" | "/chat/completions");
     // Drain the request body so the connection can carry the next request.
     let _ = req.into_body().collect().await;
     let (status, body) = if ok {
@@ -64,8 +56,7 @@ async fn handle(
     };
     let mut resp = Response::new(Full::new(body));
     *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(resp)
 }
 
@@ -87,10 +78,7 @@ async fn serve(addr: SocketAddr) -> std::io::Result<()> {
         let completion = completion.clone();
         tokio::spawn(async move {
             let svc = service_fn(move |req| handle(req, completion.clone()));
-            let _ = http1::Builder::new()
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), svc)
-                .await;
+            let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), svc).await;
         });
     }
 }
