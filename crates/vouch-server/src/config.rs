@@ -152,6 +152,20 @@ pub struct ConfigError(pub String);
 /// Headers that carry credentials: never forwarded, whatever the allow-list says.
 pub const CREDENTIAL_HEADERS: [&str; 5] = ["authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie"];
 
+/// Headers of the connection or the body, which the gateway's own request
+/// to the upstream sets: never forwarded either.
+pub const OWN_HEADERS: [&str; 9] = [
+    "host",
+    "content-length",
+    "content-type",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "upgrade",
+    "te",
+    "accept-encoding",
+];
+
 impl ServerConfig {
     /// Read a TOML configuration (unknown keys are refused, with their name).
     ///

@@ -59,7 +59,9 @@ use vouch_llm::{ApiKey, Scrubber};
 
 pub use catalog::{is_contract_name, Catalog, Entry, LoadError};
 pub use chat::{CONTRACT_HEADER, DEADLINE_HEADER, ROUNDS_HEADER, TOKENS_HEADER};
-pub use config::{AskSettings, ConfigError, ServerConfig, TimeoutsMs, WithoutContract, CREDENTIAL_HEADERS};
+pub use config::{
+    AskSettings, ConfigError, ServerConfig, TimeoutsMs, WithoutContract, CREDENTIAL_HEADERS, OWN_HEADERS,
+};
 
 use catalog::InlineCache;
 use metrics::Metrics;

@@ -111,7 +111,8 @@ pub struct Refusal<'a> {
 /// every problem, `problems` and `rounds` in full.
 pub fn refusal<'a>(outcome: &'a Outcome, contract: &'a str) -> Error<Refusal<'a>> {
     let code = outcome.problems.first().map_or("refused", AskProblem::code);
-    let shown: Vec<String> = outcome.problems.iter().take(5).map(|p| format!("{}: {}", p.code(), p.message())).collect();
+    let shown: Vec<String> =
+        outcome.problems.iter().take(5).map(|p| format!("{}: {}", p.code(), p.message())).collect();
     let more = outcome.problems.len().saturating_sub(5);
     let more = if more > 0 { format!("; and {more} more") } else { String::new() };
     let rounds = outcome.rounds.len();
@@ -235,7 +236,13 @@ pub struct Chunk<'a> {
 }
 
 /// One chunk of a streamed completion with this delta.
-pub fn chunk<'a>(id: &'a str, created: u64, model: &'a str, delta: Delta<'a>, finish: Option<&'static str>) -> Chunk<'a> {
+pub fn chunk<'a>(
+    id: &'a str,
+    created: u64,
+    model: &'a str,
+    delta: Delta<'a>,
+    finish: Option<&'static str>,
+) -> Chunk<'a> {
     Chunk {
         id,
         object: "chat.completion.chunk",

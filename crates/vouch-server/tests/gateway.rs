@@ -446,7 +446,13 @@ async fn oversized_bodies_are_refused_before_any_upstream_call() {
 async fn clients_authenticate_and_their_credentials_never_reach_the_upstream() {
     let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
     let mut c = config(&fake.base_url);
-    c.forward_headers = vec!["x-api-key".into(), "openai-organization".into(), "authorization".into()];
+    c.forward_headers = vec![
+        "x-api-key".into(),
+        "openai-organization".into(),
+        "authorization".into(),
+        "content-length".into(),
+        "host".into(),
+    ];
     let r = start(c, vec![TOKEN.to_owned()]);
     let (status, headers, text) = post(&r, &plate_request()).await;
     assert_eq!(status, 401, "{text}");
