@@ -221,11 +221,15 @@ async fn main() {
             }
         });
         if Instant::now() >= next_sample {
-            next_sample += Duration::from_secs(10);
+            next_sample += Duration::from_secs(2);
+            let quiet = samples.len() % 5 != 0;
             let (rss, fds) = sample(pid);
             let t = start.elapsed().as_secs();
             samples.push((t, rss, fds));
             let c: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+            if quiet {
+                continue;
+            }
             println!("{t:>6} {rss:>10} {fds:>6} {:>8} {:>8} {:>8} {:>8} {:>8}", c[0], c[1], c[2], c[4], c[3] + c[5]);
         }
     }
@@ -241,7 +245,8 @@ async fn main() {
     // minute after minute), and, drained, back to the descriptors of before.
     let minute_means = |f: &dyn Fn(&(u64, u64, u64)) -> u64| -> Vec<f64> {
         let mut out = Vec::new();
-        for chunk in after.chunks(6) {
+        // 30 samples a minute; a last, partial minute is left out.
+        for chunk in after.chunks(30).filter(|c| c.len() == 30) {
             out.push(chunk.iter().map(|s| f(s) as f64).sum::<f64>() / chunk.len().max(1) as f64);
         }
         out
