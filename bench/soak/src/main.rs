@@ -222,7 +222,7 @@ async fn main() {
         });
         if Instant::now() >= next_sample {
             next_sample += Duration::from_secs(2);
-            let quiet = samples.len() % 5 != 0;
+            let quiet = !samples.len().is_multiple_of(5);
             let (rss, fds) = sample(pid);
             let t = start.elapsed().as_secs();
             samples.push((t, rss, fds));
