@@ -60,7 +60,8 @@ fn the_plate_gate_through_the_gateway_with_the_python_sdk() {
         if v["outcome"] == "accepted" {
             let content = v["content"].as_str().unwrap();
             assert!(plate.check(content).is_accepted(), "handed over, yet not accepted by the contract: {content}");
-            println!("| {} | accepted | {rounds} | `{content}` | {} |", v["stream"], v["prompt"]);
+            let compact = serde_json::from_str::<Value>(content).map_or_else(|_| content.to_owned(), |c| c.to_string());
+            println!("| {} | accepted | {rounds} | `{compact}` | {} |", v["stream"], v["prompt"]);
         } else {
             let code = v["code"].as_str().unwrap_or("");
             assert!(!code.is_empty(), "a refusal names its code: {line}");
