@@ -149,6 +149,20 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     runtime.block_on(async move {
+        // Every handler is in place before the gateway says it listens: a
+        // signal with none would end the process instead.
+        let stop = match stop_signal() {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("vouch: cannot handle signals: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let gateway = Arc::new(gateway);
+        if let Err(e) = vouch_server::reload_on_sighup(Arc::clone(&gateway)) {
+            eprintln!("vouch: cannot handle SIGHUP: {e}");
+            return EXIT_USAGE;
+        }
         let listen = gateway.config().listen;
         let listener = match tokio::net::TcpListener::bind(listen).await {
             Ok(l) => l,
@@ -160,9 +174,7 @@ pub fn run(args: &Args) -> u8 {
         let shown = listener.local_addr().map_or_else(|_| listen.to_string(), |a| a.to_string());
         let names: Vec<String> = gateway.catalog().named.keys().cloned().collect();
         tracing::info!(contracts = ?names, upstream = %gateway.config().upstream, "vouch serve listening on http://{shown}");
-        let gateway = Arc::new(gateway);
-        vouch_server::reload_on_sighup(Arc::clone(&gateway));
-        match vouch_server::serve(gateway, listener, stop_signal()).await {
+        match vouch_server::serve(gateway, listener, stop).await {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("vouch: the server failed: {e}");
@@ -191,18 +203,24 @@ fn logs(level: tracing::Level) {
     tracing_subscriber::registry().with(fmt).with(targets).init();
 }
 
-/// SIGINT or SIGTERM.
-async fn stop_signal() {
+/// SIGINT or SIGTERM, with both handlers installed now.
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
+                _ = int.recv() => {}
                 _ = term.recv() => {}
             }
-            return;
-        }
+        })
     }
-    let _ = tokio::signal::ctrl_c().await;
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }

@@ -417,22 +417,33 @@ pub async fn serve(
         .await
 }
 
-/// Reload the contracts on every SIGHUP (Unix), logging what failed.
-pub fn reload_on_sighup(gateway: Arc<Gateway>) {
+/// Reload the contracts on every SIGHUP (Unix), logging what failed. The
+/// handler is in place when this returns (call it, within the runtime,
+/// before saying the gateway listens: a SIGHUP with no handler ends the
+/// process).
+///
+/// # Errors
+/// The signal handler cannot be installed.
+pub fn reload_on_sighup(gateway: Arc<Gateway>) -> std::io::Result<()> {
     #[cfg(unix)]
-    tokio::spawn(async move {
+    {
         use tokio::signal::unix::{signal, SignalKind};
-        let Ok(mut hup) = signal(SignalKind::hangup()) else { return };
-        while hup.recv().await.is_some() {
-            match gateway.reload() {
-                Ok(errors) if errors.is_empty() => tracing::info!("contracts reloaded"),
-                Ok(errors) => {
-                    for e in errors {
-                        tracing::warn!(contract = %e.name, "kept the old contract: {}", e.message);
+        let mut hup = signal(SignalKind::hangup())?;
+        tokio::spawn(async move {
+            while hup.recv().await.is_some() {
+                match gateway.reload() {
+                    Ok(errors) if errors.is_empty() => tracing::info!("contracts reloaded"),
+                    Ok(errors) => {
+                        for e in errors {
+                            tracing::warn!(contract = %e.name, "kept the old contract: {}", e.message);
+                        }
                     }
+                    Err(e) => tracing::warn!("contracts not reloaded: {e}"),
                 }
-                Err(e) => tracing::warn!("contracts not reloaded: {e}"),
             }
-        }
-    });
+        });
+    }
+    #[cfg(not(unix))]
+    drop(gateway);
+    Ok(())
 }
