@@ -21,9 +21,6 @@ use crate::config::WithoutContract;
 use crate::reply::{self, error};
 use crate::Gateway;
 
-/// The deepest nesting read in a request body.
-const MAX_DEPTH: usize = 128;
-
 /// Headers a request may tighten its ask's limits with.
 pub const ROUNDS_HEADER: &str = "x-vouch-rounds";
 /// See [`ROUNDS_HEADER`].
@@ -152,33 +149,9 @@ pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, Bytes
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
-    let body = match body {
-        Ok(b) => b,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            g.metrics.limit("body_size");
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "invalid_request_error",
-                "body_too_large",
-                &format!("the request body is larger than {} bytes", g.config.max_body_bytes),
-                &g.scrub,
-            );
-        }
-        Err(e) => {
-            return bad_request(
-                &g,
-                "unreadable_body",
-                &format!("the request body could not be read: {}", e.body_text()),
-            )
-        }
-    };
-    let mut body = match std::str::from_utf8(&body).ok().map(|t| vouch::read_json(t, MAX_DEPTH)) {
-        Some(Ok(Value::Object(o))) => o,
-        Some(Ok(_)) => return bad_request(&g, "invalid_body", "the request body must be a JSON object"),
-        Some(Err(e)) => {
-            return bad_request(&g, "invalid_json", &format!("the request body is not JSON: {}", e.message))
-        }
-        None => return bad_request(&g, "invalid_json", "the request body is not UTF-8 text"),
+    let mut body = match g.request_object(body) {
+        Ok(o) => o,
+        Err(r) => return *r,
     };
     if !body.get("messages").is_some_and(Value::is_array) {
         return bad_request(&g, "invalid_body", "messages must be an array");
@@ -247,14 +220,7 @@ fn accepted_json(outcome: &Outcome) -> Option<String> {
 
 impl Call {
     fn marked(&self, mut r: Response, outcome: &Outcome) -> Response {
-        let kind = if outcome.is_accepted() {
-            "accepted"
-        } else if outcome.is_fallback() {
-            "fallback"
-        } else {
-            "refused"
-        };
-        r.headers_mut().insert("x-vouch-outcome", HeaderValue::from_static(kind));
+        r.headers_mut().insert("x-vouch-outcome", HeaderValue::from_static(reply::outcome_kind(outcome)));
         if let Ok(v) = HeaderValue::from_str(&self.entry.name) {
             r.headers_mut().insert("x-vouch-contract", v);
         }

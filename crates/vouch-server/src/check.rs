@@ -18,25 +18,9 @@ fn bad(g: &Gateway, code: &str, message: &str) -> Response {
 
 /// Check one reply.
 pub fn check(g: &Gateway, body: Result<Bytes, BytesRejection>) -> Response {
-    let body = match body {
-        Ok(b) => b,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            g.metrics.limit("body_size");
-            return error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "invalid_request_error",
-                "body_too_large",
-                &format!("the request body is larger than {} bytes", g.config.max_body_bytes),
-                &g.scrub,
-            );
-        }
-        Err(e) => return bad(g, "unreadable_body", &e.body_text()),
-    };
-    let req = match std::str::from_utf8(&body).ok().map(|t| vouch::read_json(t, 128)) {
-        Some(Ok(Value::Object(o))) => o,
-        _ => {
-            return bad(g, "invalid_body", "the body must be a JSON object: {\"contract\" or \"document\", \"reply\"}")
-        }
+    let req = match g.request_object(body) {
+        Ok(o) => o,
+        Err(r) => return *r,
     };
     let Some(reply) = req.get("reply").and_then(Value::as_str) else {
         return bad(g, "invalid_body", "reply must be the reply's text (a string)");

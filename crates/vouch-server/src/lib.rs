@@ -52,7 +52,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 use vouch_llm::{ApiKey, Scrubber};
@@ -69,6 +69,9 @@ use metrics::Metrics;
 /// The request id header, taken from the client when it is a plain token,
 /// else made; echoed on every response.
 pub const REQUEST_ID: &str = "x-request-id";
+
+/// The deepest nesting read in a request body.
+const MAX_BODY_DEPTH: usize = 128;
 
 /// Why the gateway cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -262,6 +265,38 @@ impl Gateway {
         match given {
             Some(v) if !self.scrub.holds_secret(v.as_bytes()) => v.to_owned(),
             _ => format!("{:08x}{:08x}", self.id_prefix, self.next_id.fetch_add(1, Ordering::Relaxed)),
+        }
+    }
+
+    /// A request body as a JSON object, read strictly (a repeated key is
+    /// not JSON vouch reads), or the answer that refuses it: 413 over
+    /// `max_body_bytes`, 400 for a body that cannot be read, is not UTF-8
+    /// JSON, or is not an object.
+    fn request_object(&self, body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>, Box<Response>> {
+        let bad = |code: &str, message: &str| {
+            Box::new(reply::error(StatusCode::BAD_REQUEST, "invalid_request_error", code, message, &self.scrub))
+        };
+        let body = match body {
+            Ok(b) => b,
+            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                self.metrics.limit("body_size");
+                return Err(Box::new(reply::error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "invalid_request_error",
+                    "body_too_large",
+                    &format!("the request body is larger than {} bytes", self.config.max_body_bytes),
+                    &self.scrub,
+                )));
+            }
+            Err(e) => {
+                return Err(bad("unreadable_body", &format!("the request body could not be read: {}", e.body_text())))
+            }
+        };
+        match std::str::from_utf8(&body).ok().map(|t| vouch::read_json(t, MAX_BODY_DEPTH)) {
+            Some(Ok(Value::Object(o))) => Ok(o),
+            Some(Ok(_)) => Err(bad("invalid_body", "the request body must be a JSON object")),
+            Some(Err(e)) => Err(bad("invalid_json", &format!("the request body is not JSON: {}", e.message))),
+            None => Err(bad("invalid_json", "the request body is not UTF-8 text")),
         }
     }
 

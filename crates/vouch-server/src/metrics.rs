@@ -110,13 +110,7 @@ impl Metrics {
     /// One ask's outcome, its rounds and tokens.
     pub fn ask(&self, contract: &str, outcome: &Outcome, max_tokens: Option<u64>) {
         let c = label(contract);
-        let kind = if outcome.is_accepted() {
-            "accepted"
-        } else if outcome.is_fallback() {
-            "fallback"
-        } else {
-            "refused"
-        };
+        let kind = crate::reply::outcome_kind(outcome);
         let mut codes: Vec<&str> = outcome.problems.iter().map(vouch_llm::AskProblem::code).collect();
         codes.sort_unstable();
         codes.dedup();

@@ -37,6 +37,19 @@ pub struct Error<T> {
     error: T,
 }
 
+/// The outcome as the header `x-vouch-outcome` and the metrics name it:
+/// `accepted`, `fallback` (every round refused, the fallback returned) or
+/// `refused`.
+pub fn outcome_kind(outcome: &Outcome) -> &'static str {
+    if outcome.is_accepted() {
+        "accepted"
+    } else if outcome.is_fallback() {
+        "fallback"
+    } else {
+        "refused"
+    }
+}
+
 /// An error in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`.
 pub fn error(status: StatusCode, kind: &str, code: &str, message: &str, scrub: &Scrubber) -> Response {
     json_response(status, &Error { error: ErrorBody { message, kind, param: None, code } }, scrub)

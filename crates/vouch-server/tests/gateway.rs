@@ -579,6 +579,14 @@ async fn check_contracts_health_and_metrics_answer() {
     )
     .unwrap();
     assert_eq!(v, plate.check("{}").to_json(), "exactly vouch check --json's object");
+    for (body, code) in
+        [("{\"contract\": 1,", "invalid_json"), ("[1]", "invalid_body"), ("{\"reply\": 5}", "invalid_body")]
+    {
+        let resp = c.post(format!("{}/v1/check", r.url)).body(body).send().await.unwrap();
+        assert_eq!(resp.status(), 400, "{body}");
+        let v: Value = resp.json().await.unwrap();
+        assert_eq!(v["error"]["code"], code, "{body}");
+    }
     let list: Value = c.get(format!("{}/v1/contracts", r.url)).send().await.unwrap().json().await.unwrap();
     let names: Vec<&str> = list["data"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
     assert_eq!(names, ["eligibility", "plate"]);
@@ -611,13 +619,18 @@ async fn a_reload_keeps_the_old_contract_when_the_new_one_does_not_compile() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A whole completion of the clean plate (not a stream), written `bytes` at
+/// a time, each piece after `every`.
+fn dripping_plate(bytes: usize, every: Duration) -> SseStep {
+    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"}]}).to_string();
+    let writes = body.as_bytes().chunks(bytes).map(|c| (every, c.to_vec())).collect();
+    SseStep { content_type: "application/json".into(), writes, clean_end: true }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_disconnects_aborts_the_upstream_request_when_not_streaming() {
     // The upstream drips a whole completion; the client gives up first.
-    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"}]}).to_string();
-    let writes: Vec<(Duration, Vec<u8>)> =
-        body.as_bytes().chunks(4).map(|c| (Duration::from_millis(60), c.to_vec())).collect();
-    let fake = SseFake::start(vec![SseStep { content_type: "application/json".into(), writes, clean_end: true }]);
+    let fake = SseFake::start(vec![dripping_plate(4, Duration::from_millis(60))]);
     let mut c = config(&fake.base_url);
     c.timeouts.idle_ms = 1_000;
     c.timeouts.total_ms = 20_000;
@@ -808,10 +821,7 @@ async fn a_vouched_value_is_sent_byte_for_byte_even_when_it_looks_like_a_key() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_drip_is_cut_at_the_total_backstop() {
     // Every piece comes within the idle timeout; the whole never comes in time.
-    let body = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"}]}).to_string();
-    let writes: Vec<(Duration, Vec<u8>)> =
-        body.as_bytes().chunks(2).map(|c| (Duration::from_millis(100), c.to_vec())).collect();
-    let fake = SseFake::start(vec![SseStep { content_type: "application/json".into(), writes, clean_end: true }]);
+    let fake = SseFake::start(vec![dripping_plate(2, Duration::from_millis(100))]);
     let mut c = config(&fake.base_url);
     c.defaults.rounds = Some(1);
     let r = start(c, vec![]);
