@@ -38,21 +38,15 @@ fn bad_request(g: &Gateway, code: &str, message: &str) -> Response {
     error(StatusCode::BAD_REQUEST, "invalid_request_error", code, message, &g.scrub)
 }
 
-/// Which contract a request names, if any.
-enum Chosen {
-    Entry(Arc<Entry>),
-    None,
-}
-
 /// The contract: the header's, else `response_format.json_schema.name` if
 /// it names one of the folder's, else the request's own schema (if inline
 /// contracts are on), else none.
-fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result<Chosen, Box<Response>> {
+fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result<Option<Arc<Entry>>, Box<Response>> {
     let catalog = g.catalog();
     if let Some(name) = headers.get(CONTRACT_HEADER) {
         let name = name.to_str().unwrap_or("");
         return match catalog.named.get(name) {
-            Some(e) => Ok(Chosen::Entry(Arc::clone(e))),
+            Some(e) => Ok(Some(Arc::clone(e))),
             None => Err(Box::new(error(
                 StatusCode::NOT_FOUND,
                 "invalid_request_error",
@@ -67,13 +61,13 @@ fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result
     let name = js.and_then(|j| j.get("name")).and_then(Value::as_str);
     let schema = js.and_then(|j| j.get("schema"));
     if let Some(e) = name.and_then(|n| catalog.named.get(n)) {
-        return Ok(Chosen::Entry(Arc::clone(e)));
+        return Ok(Some(Arc::clone(e)));
     }
     let inline = schema.filter(|s| s.as_object().is_some_and(|o| !o.is_empty()) || s.is_boolean());
     match (inline, name) {
         (Some(schema), _) if g.config.inline_contracts => {
             match g.inline.get_or_compile(schema, &g.config, g.key.as_ref()) {
-                InlineContract::Ready(e) => Ok(Chosen::Entry(e)),
+                InlineContract::Ready(e) => Ok(Some(e)),
                 InlineContract::Invalid(errors) => Err(Box::new(bad_request(
                     g,
                     "contract_invalid",
@@ -96,7 +90,7 @@ fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result
             &format!("no contract named {:?} and no schema given (GET /v1/contracts lists them)", excerpt(n)),
             &g.scrub,
         ))),
-        (None, None) => Ok(Chosen::None),
+        (None, None) => Ok(None),
     }
 }
 
@@ -165,8 +159,8 @@ pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, Bytes
         Some(_) => return bad_request(&g, "invalid_body", "vouch must be an object ({\"fallback\": …})"),
     };
     let entry = match choose(&g, &headers, &body) {
-        Ok(Chosen::Entry(e)) => e,
-        Ok(Chosen::None) => {
+        Ok(Some(e)) => e,
+        Ok(None) => {
             return match g.config.without_contract {
                 WithoutContract::Refuse => bad_request(
                     &g,
@@ -211,9 +205,9 @@ struct Call {
     max_tokens: Option<u64>,
 }
 
-fn accepted_json(outcome: &Outcome) -> Option<String> {
+fn accepted_json(outcome: &Outcome) -> Option<std::borrow::Cow<'_, str>> {
     match &outcome.answer {
-        Answer::Model(a) | Answer::Fallback(a) => Some(a.json().into_owned()),
+        Answer::Model(a) | Answer::Fallback(a) => Some(a.json()),
         Answer::Refused => None,
     }
 }
