@@ -134,25 +134,18 @@ impl Scrubber {
     /// The first position at or after `from` where the rest of `text`
     /// could be the start of one of its secrets, in any form it covers (a
     /// text that could still grow into one): what a relay must hold back.
-    /// `None` when no secret can begin there (or there is no secret).
+    /// `None` when no secret can begin there (or there is no secret). For
+    /// many texts in a row, [`Scrubber::prefix_search`] keeps its DFA states.
+    #[cfg(test)]
     pub(crate) fn open_prefix(&self, text: &[u8], from: usize) -> Option<usize> {
-        self.secrets.as_ref()?;
-        let Some(dfa) = &self.prefix else { return Some(from.min(text.len())) };
-        let mut cache = dfa.create_cache();
-        (from..text.len()).find(|&p| {
-            let Some(tail) = text.get(p..) else { return false };
-            let input = Input::new(tail).anchored(Anchored::Yes);
-            let Ok(mut state) = dfa.start_state_forward(&mut cache, &input) else { return true };
-            for &b in tail {
-                match dfa.next_state(&mut cache, state, b) {
-                    Ok(next) if next.is_dead() => return false,
-                    Ok(next) => state = next,
-                    // The cache gave up: hold back, to be safe.
-                    Err(_) => return true,
-                }
-            }
-            true
-        })
+        self.prefix_search().open_prefix(text, from)
+    }
+
+    /// A search for [`PrefixSearch::open_prefix`] that keeps the lazy DFA's
+    /// states from one text to the next (a stream asks after every piece).
+    pub(crate) fn prefix_search(&self) -> PrefixSearch<'_> {
+        let dfa = self.prefix.as_deref();
+        PrefixSearch { secrets: self.secrets.is_some(), cache: dfa.map(DFA::create_cache), dfa }
     }
 
     /// True when it changes nothing (no secret, no pattern).
@@ -241,6 +234,39 @@ impl Scrubber {
             }
         }
         spans
+    }
+}
+
+/// See [`Scrubber::prefix_search`].
+pub(crate) struct PrefixSearch<'a> {
+    secrets: bool,
+    dfa: Option<&'a DFA>,
+    cache: Option<regex_automata::hybrid::dfa::Cache>,
+}
+
+impl PrefixSearch<'_> {
+    /// The first position at or after `from` where the rest of `text` could
+    /// still grow into one of the scrubber's secrets; `None` when none can
+    /// begin there (or there is no secret).
+    pub(crate) fn open_prefix(&mut self, text: &[u8], from: usize) -> Option<usize> {
+        if !self.secrets {
+            return None;
+        }
+        let (Some(dfa), Some(cache)) = (self.dfa, self.cache.as_mut()) else { return Some(from.min(text.len())) };
+        (from..text.len()).find(|&p| {
+            let Some(tail) = text.get(p..) else { return false };
+            let input = Input::new(tail).anchored(Anchored::Yes);
+            let Ok(mut state) = dfa.start_state_forward(cache, &input) else { return true };
+            for &b in tail {
+                match dfa.next_state(cache, state, b) {
+                    Ok(next) if next.is_dead() => return false,
+                    Ok(next) => state = next,
+                    // The cache gave up: hold back, to be safe.
+                    Err(_) => return true,
+                }
+            }
+            true
+        })
     }
 }
 

@@ -14,7 +14,7 @@ use crate::forward::{Relay, Relayed};
 use crate::http::{next_piece_by, Failure, Opened, ReadError, Request, Retry, MAX_BODY};
 use crate::outcome::{Streamed, Usage};
 use crate::problem::{AskProblem, UpstreamCode, UpstreamProblem};
-use crate::scrub::{excerpt, Scrubber};
+use crate::scrub::{excerpt, PrefixSearch, Scrubber};
 use crate::sse::{Decoder, Event, SseError};
 
 /// The largest event (or line) read: a chunk is a few hundred bytes.
@@ -263,6 +263,7 @@ pub(crate) async fn read(
     let Opened { mut response, end, by_deadline, .. } = opened;
     let mut decoder = Decoder::new(MAX_EVENT);
     let mut check = contract.stream();
+    let mut prefix = scrub.prefix_search();
     let mut said = Said::default();
     let mut stats = Streamed::default();
     let mut events = Vec::new();
@@ -378,7 +379,7 @@ pub(crate) async fn read(
             }
             if let Some(relay) = relay {
                 let content = said.content.as_deref().unwrap_or("");
-                match relay_ready(content, stats.relayed, scrub) {
+                match relay_ready(content, stats.relayed, scrub, &mut prefix) {
                     Ready::Secret => {
                         said.content = None;
                         stats.dropped = true;
@@ -447,7 +448,7 @@ enum Ready {
 /// longest form before it) is looked at for the key in every form the
 /// scrubber covers, and an end that could still grow into the key is held
 /// back (a key split across pieces is never half sent).
-fn relay_ready(content: &str, relayed: usize, scrub: &Scrubber) -> Ready {
+fn relay_ready(content: &str, relayed: usize, scrub: &Scrubber, prefix: &mut PrefixSearch<'_>) -> Ready {
     let window = scrub.window();
     if window == 0 {
         return Ready::Upto(content.len());
@@ -457,7 +458,7 @@ fn relay_ready(content: &str, relayed: usize, scrub: &Scrubber) -> Ready {
         return Ready::Secret;
     }
     let start = relayed.max(content.len().saturating_sub(window));
-    let upto = scrub.open_prefix(content.as_bytes(), start).unwrap_or(content.len());
+    let upto = prefix.open_prefix(content.as_bytes(), start).unwrap_or(content.len());
     Ready::Upto(floor_char(content, upto))
 }
 
