@@ -28,6 +28,10 @@ pub struct Args {
     /// The environment variable holding the upstream's API key (never a flag).
     #[arg(long, env = "VOUCH_API_KEY_ENV", value_name = "NAME")]
     api_key_env: Option<String>,
+    /// Send each client's own upstream key (its Authorization: Bearer …)
+    /// upstream; the gateway's own tokens then come in x-vouch-token.
+    #[arg(long, env = "VOUCH_PASS_CLIENT_KEY")]
+    pass_client_key: bool,
     /// A file of client bearer tokens, one per line.
     #[arg(long, env = "VOUCH_TOKENS_FILE", value_name = "FILE")]
     tokens_file: Option<PathBuf>,
@@ -96,6 +100,7 @@ fn configure(args: &Args) -> Result<ServerConfig, String> {
         config.max_body_bytes = v;
     }
     config.allow_unauthenticated |= args.allow_unauthenticated;
+    config.pass_client_key |= args.pass_client_key;
     Ok(config)
 }
 

@@ -132,6 +132,8 @@ struct Exchange<'a> {
     relay: Option<Relay>,
     /// Headers of this ask's own.
     headers: HeaderMap,
+    /// The scrubber of this ask's key: the asker's own, or a forwarded key's.
+    scrub: &'a Scrubber,
 }
 
 impl Exchange<'_> {
@@ -325,6 +327,7 @@ impl Asker {
             stream: self.config.stream,
             relay: None,
             headers: HeaderMap::new(),
+            scrub: &self.scrub,
         };
         self.traced(span, exchange, fallback).await
     }
@@ -353,7 +356,7 @@ impl Asker {
             total_tokens = field::Empty,
         );
         let stream = forwarded.streams();
-        let Forwarded { body, limits, instructions, headers } = forwarded;
+        let Forwarded { body, limits, instructions, headers, key } = forwarded;
         let mut extra = HeaderMap::new();
         for (name, value) in headers {
             if let (Ok(n), Ok(mut v)) =
@@ -363,9 +366,17 @@ impl Asker {
                 extra.append(n, v);
             }
         }
+        let scrub = match &key {
+            Some(k) => {
+                // A request header wins over the client's default one.
+                extra.insert(AUTHORIZATION, k.header().clone());
+                k.scrubber()
+            }
+            None => &self.scrub,
+        };
         let (base, conversation) = self.forwarded_body(body, instructions, stream);
         if let Some(model) = base.get("model").and_then(Value::as_str) {
-            span.record("model", excerpt(&self.scrub.scrub(model), 80));
+            span.record("model", excerpt(&scrub.scrub(model), 80));
         }
         let limits = Limits { rounds: limits.rounds.max(1), ..limits };
         let exchange = Exchange {
@@ -376,6 +387,7 @@ impl Asker {
             stream,
             relay,
             headers: extra,
+            scrub,
         };
         self.traced(span, exchange, fallback).await
     }
@@ -626,7 +638,7 @@ impl Asker {
             headers: &exchange.headers,
             timeouts: self.config.timeouts,
             deadline,
-            scrub: &self.scrub,
+            scrub: exchange.scrub,
         };
         let sent = Instant::now();
         let mut round = Round {
@@ -645,12 +657,13 @@ impl Asker {
                 Ok(opened) if !is_json(&opened.response) => {
                     round.http_status = Some(opened.status);
                     let end =
-                        streaming::read(&request, opened, &self.contract, &self.scrub, exchange.relay.as_ref()).await;
+                        streaming::read(&request, opened, &self.contract, exchange.scrub, exchange.relay.as_ref())
+                            .await;
                     round.latency = sent.elapsed();
                     round.stream = Some(end.stats);
                     round.usage = end.usage;
-                    round.finish_reason = end.finish_reason.as_deref().map(|f| excerpt(&self.scrub.scrub(f), 40));
-                    round.reply = end.content.as_deref().map(|c| self.scrub.scrub(c));
+                    round.finish_reason = end.finish_reason.as_deref().map(|f| excerpt(&exchange.scrub.scrub(f), 40));
+                    round.reply = end.content.as_deref().map(|c| exchange.scrub.scrub(c));
                     return match end.end {
                         End::Judged(j) => judged(round, j),
                         End::Failed(failure) => failed(round, failure),
@@ -670,7 +683,7 @@ impl Asker {
             Ok(b) => b,
             Err(failure) => return failed(round, failure),
         };
-        let completion = match completion::parse(&body, &self.scrub) {
+        let completion = match completion::parse(&body, exchange.scrub) {
             Ok(c) => c,
             Err(problem) => {
                 round.verdict = RoundVerdict::Refused(vec![problem.into()]);
@@ -680,10 +693,10 @@ impl Asker {
         round.usage = completion.usage;
         // Upstream text, shown and traced: scrubbed and bounded like every other
         // (empty when the body holds the key: then nothing of it is kept).
-        round.finish_reason = completion.finish_reason.as_deref().map(|f| excerpt(&self.scrub.scrub(f), 40));
+        round.finish_reason = completion.finish_reason.as_deref().map(|f| excerpt(&exchange.scrub.scrub(f), 40));
         // Kept for diagnostics, scrubbed like everything else taken from the upstream.
-        round.reply = completion.content.as_deref().map(|c| self.scrub.scrub(c));
-        judged(round, completion::judge(completion, &self.contract, &self.scrub))
+        round.reply = completion.content.as_deref().map(|c| exchange.scrub.scrub(c));
+        judged(round, completion::judge(completion, &self.contract, exchange.scrub))
     }
 
     /// Every round refused: the fallback, if the contract accepts it.

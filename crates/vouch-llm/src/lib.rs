@@ -42,7 +42,7 @@ mod streaming;
 
 pub use asker::{Asker, RoundHook, SetupError};
 pub use config::{ApiKey, Backoff, Config, Headers, Limits, Mode, Timeouts, OPENAI_BASE_URL};
-pub use forward::{Forwarded, Relay, Relayed};
+pub use forward::{Forwarded, ForwardedKey, Relay, Relayed};
 pub use message::{mime_type, Content, ImageError, ImageUrl, Message, Part, Role};
 pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Streamed, Usage};
 pub use problem::{class_of, AskProblem, UpstreamCode, UpstreamProblem};

@@ -14,12 +14,12 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio::task::JoinHandle;
 use tracing::Instrument as _;
-use vouch_llm::{Answer, Forwarded, Limits, Outcome, Relayed};
+use vouch_llm::{Answer, Forwarded, Limits, Outcome, Relayed, Scrubber};
 
 use crate::catalog::{Entry, InlineContract};
 use crate::config::WithoutContract;
 use crate::reply::{self, error};
-use crate::Gateway;
+use crate::{ClientKey, Gateway};
 
 /// Headers a request may tighten its ask's limits with.
 pub const ROUNDS_HEADER: &str = "x-vouch-rounds";
@@ -34,14 +34,19 @@ fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-fn bad_request(g: &Gateway, code: &str, message: &str) -> Response {
-    error(StatusCode::BAD_REQUEST, "invalid_request_error", code, message, &g.scrub)
+fn bad_request(scrub: &Scrubber, code: &str, message: &str) -> Response {
+    error(StatusCode::BAD_REQUEST, "invalid_request_error", code, message, scrub)
 }
 
 /// The contract: the header's, else `response_format.json_schema.name` if
 /// it names one of the folder's, else the request's own schema (if inline
 /// contracts are on), else none.
-fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result<Option<Arc<Entry>>, Box<Response>> {
+fn choose(
+    g: &Gateway,
+    scrub: &Scrubber,
+    headers: &HeaderMap,
+    body: &Map<String, Value>,
+) -> Result<Option<Arc<Entry>>, Box<Response>> {
     let catalog = g.catalog();
     if let Some(name) = headers.get(CONTRACT_HEADER) {
         let name = name.to_str().unwrap_or("");
@@ -52,7 +57,7 @@ fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result
                 "invalid_request_error",
                 "unknown_contract",
                 &format!("no contract named {:?} (GET /v1/contracts lists them)", excerpt(name)),
-                &g.scrub,
+                scrub,
             ))),
         };
     }
@@ -69,7 +74,7 @@ fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result
             match g.inline.get_or_compile(schema, &g.config, g.key.as_ref()) {
                 InlineContract::Ready(e) => Ok(Some(e)),
                 InlineContract::Invalid(errors) => Err(Box::new(bad_request(
-                    g,
+                    scrub,
                     "contract_invalid",
                     &format!(
                         "response_format.json_schema.schema is not a contract vouch can enforce: {}",
@@ -79,7 +84,7 @@ fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result
             }
         }
         (Some(_), _) => Err(Box::new(bad_request(
-            g,
+            scrub,
             "inline_contracts_off",
             "this gateway takes no inline schema: name one of its contracts (GET /v1/contracts)",
         ))),
@@ -88,7 +93,7 @@ fn choose(g: &Gateway, headers: &HeaderMap, body: &Map<String, Value>) -> Result
             "invalid_request_error",
             "unknown_contract",
             &format!("no contract named {:?} and no schema given (GET /v1/contracts lists them)", excerpt(n)),
-            &g.scrub,
+            scrub,
         ))),
         (None, None) => Ok(None),
     }
@@ -99,19 +104,19 @@ fn excerpt(s: &str) -> String {
 }
 
 /// A limit header: a positive integer, or a 400.
-fn header_number(g: &Gateway, headers: &HeaderMap, name: &str) -> Result<Option<u64>, Box<Response>> {
+fn header_number(scrub: &Scrubber, headers: &HeaderMap, name: &str) -> Result<Option<u64>, Box<Response>> {
     let Some(v) = headers.get(name) else { return Ok(None) };
     match v.to_str().ok().and_then(|t| t.trim().parse::<u64>().ok()).filter(|n| *n > 0) {
         Some(n) => Ok(Some(n)),
-        None => Err(Box::new(bad_request(g, "invalid_limit", &format!("{name} must be a positive integer")))),
+        None => Err(Box::new(bad_request(scrub, "invalid_limit", &format!("{name} must be a positive integer")))),
     }
 }
 
 /// The entry's limits, tightened by the request's headers.
-fn limits(g: &Gateway, headers: &HeaderMap, entry: &Entry) -> Result<Limits, Box<Response>> {
-    let rounds = header_number(g, headers, ROUNDS_HEADER)?;
-    let tokens = header_number(g, headers, TOKENS_HEADER)?;
-    let deadline = header_number(g, headers, DEADLINE_HEADER)?;
+fn limits(scrub: &Scrubber, headers: &HeaderMap, entry: &Entry) -> Result<Limits, Box<Response>> {
+    let rounds = header_number(scrub, headers, ROUNDS_HEADER)?;
+    let tokens = header_number(scrub, headers, TOKENS_HEADER)?;
+    let deadline = header_number(scrub, headers, DEADLINE_HEADER)?;
     let asked = Limits {
         rounds: rounds.map_or(u32::MAX, |r| u32::try_from(r).unwrap_or(u32::MAX)),
         max_total_tokens: tokens,
@@ -143,37 +148,43 @@ pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, Bytes
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
+    let key = match g.client_key(&headers) {
+        Ok(k) => k,
+        Err(r) => return *r,
+    };
+    // Every answer to this request is scrubbed of the client's key too.
+    let scrub = key.as_ref().map_or(&g.scrub, |k| &k.answers);
     let mut body = match g.request_object(body) {
         Ok(o) => o,
         Err(r) => return *r,
     };
     if !body.get("messages").is_some_and(Value::is_array) {
-        return bad_request(&g, "invalid_body", "messages must be an array");
+        return bad_request(scrub, "invalid_body", "messages must be an array");
     }
     if body.get("n").and_then(Value::as_u64).is_some_and(|n| n != 1) {
-        return bad_request(&g, "unsupported_n", "vouch answers one choice per request: n must be 1");
+        return bad_request(scrub, "unsupported_n", "vouch answers one choice per request: n must be 1");
     }
     let fallback = match body.remove("vouch") {
         None => None,
         Some(Value::Object(mut v)) => v.remove("fallback").filter(|f| !f.is_null()),
-        Some(_) => return bad_request(&g, "invalid_body", "vouch must be an object ({\"fallback\": …})"),
+        Some(_) => return bad_request(scrub, "invalid_body", "vouch must be an object ({\"fallback\": …})"),
     };
-    let entry = match choose(&g, &headers, &body) {
+    let entry = match choose(&g, scrub, &headers, &body) {
         Ok(Some(e)) => e,
         Ok(None) => {
             return match g.config.without_contract {
                 WithoutContract::Refuse => bad_request(
-                    &g,
+                    scrub,
                     "contract_required",
                     "this gateway checks every reply against a contract: name one in response_format.json_schema.name \
                      or the x-vouch-contract header, or send its JSON Schema (GET /v1/contracts lists them)",
                 ),
-                WithoutContract::Pass => crate::pass::forward(&g, &headers, body, permit).await,
+                WithoutContract::Pass => crate::pass::forward(&g, key.as_deref(), &headers, body, permit).await,
             };
         }
         Err(r) => return *r,
     };
-    let limits = match limits(&g, &headers, &entry) {
+    let limits = match limits(scrub, &headers, &entry) {
         Ok(l) => l,
         Err(r) => return *r,
     };
@@ -184,8 +195,14 @@ pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, Bytes
         .collect();
     let model = body.get("model").and_then(Value::as_str).map_or_else(|| g.config.default_model.clone(), str::to_owned);
     let max_tokens = ["max_completion_tokens", "max_tokens"].iter().find_map(|k| body.get(*k).and_then(Value::as_u64));
-    let forwarded = Forwarded { body, limits, instructions: g.config.instructions, headers: forwarded_headers };
-    let call = Call { g, entry, id: format!("chatcmpl-vouch-{id}"), model, created: now_secs(), max_tokens };
+    let forwarded = Forwarded {
+        body,
+        limits,
+        instructions: g.config.instructions,
+        headers: forwarded_headers,
+        key: key.as_ref().map(|k| k.forwarded.clone()),
+    };
+    let call = Call { g, entry, key, id: format!("chatcmpl-vouch-{id}"), model, created: now_secs(), max_tokens };
     if forwarded.streams() {
         call.stream(forwarded, fallback, permit).await
     } else {
@@ -199,6 +216,8 @@ pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, Bytes
 struct Call {
     g: Arc<Gateway>,
     entry: Arc<Entry>,
+    /// The client's own upstream key (`pass_client_key`).
+    key: Option<Arc<ClientKey>>,
     id: String,
     model: String,
     created: u64,
@@ -213,6 +232,12 @@ fn accepted_json(outcome: &Outcome) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 impl Call {
+    /// The scrubber of this call's answers: the gateway's, or with the
+    /// client's own key.
+    fn scrub(&self) -> &Scrubber {
+        self.key.as_ref().map_or(&self.g.scrub, |k| &k.answers)
+    }
+
     fn marked(&self, mut r: Response, outcome: &Outcome) -> Response {
         r.headers_mut().insert("x-vouch-outcome", HeaderValue::from_static(reply::outcome_kind(outcome)));
         if let Ok(v) = HeaderValue::from_str(&self.entry.name) {
@@ -227,12 +252,12 @@ impl Call {
         let r = match accepted_json(outcome) {
             Some(content) => {
                 let body = reply::completion(&self.id, self.created, &self.model, &content, outcome, &self.entry.name);
-                reply::json_response(StatusCode::OK, &body, &self.g.scrub)
+                reply::json_response(StatusCode::OK, &body, self.scrub())
             }
             None => reply::json_response(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 &reply::refusal(outcome, &self.entry.name),
-                &self.g.scrub,
+                self.scrub(),
             ),
         };
         self.marked(r, outcome)
@@ -259,7 +284,7 @@ impl Call {
                         "server_error",
                         "internal",
                         "the ask failed",
-                        &self.g.scrub,
+                        self.scrub(),
                     )
                 }
             };
@@ -296,7 +321,7 @@ impl Call {
         let content = accepted_json(outcome).unwrap_or_default();
         let mut text = String::new();
         let first = reply::chunk(&self.id, self.created, &self.model, reply::Delta::content(&content, true), None);
-        reply::sse(&mut text, &first, &self.g.scrub);
+        reply::sse(&mut text, &first, self.scrub());
         self.last_events(&mut text, outcome);
         drop(permit);
         let mut r = Response::new(Body::from(text));
@@ -308,9 +333,9 @@ impl Call {
     /// object, `[DONE]`.
     fn last_events(&self, text: &mut String, outcome: &Outcome) {
         let stop = reply::chunk(&self.id, self.created, &self.model, reply::Delta::default(), Some("stop"));
-        reply::sse(text, &stop, &self.g.scrub);
+        reply::sse(text, &stop, self.scrub());
         let tail = reply::last_chunk(&self.id, self.created, &self.model, outcome, &self.entry.name);
-        reply::sse(text, &tail, &self.g.scrub);
+        reply::sse(text, &tail, self.scrub());
         text.push_str("data: [DONE]\n\n");
     }
 }
@@ -351,7 +376,7 @@ impl Streaming {
         for piece in self.pending.drain(..) {
             let chunk = reply::chunk(&c.id, c.created, &c.model, reply::Delta::content(&piece, !self.role_sent), None);
             self.role_sent = true;
-            reply::sse(&mut text, &chunk, &c.g.scrub);
+            reply::sse(&mut text, &chunk, c.scrub());
         }
         Some(text)
     }
@@ -365,7 +390,7 @@ impl Streaming {
         }) else {
             let e = json!({"error": {"message": "the ask failed", "type": "server_error", "param": null, "code": "internal"}});
             let mut text = String::new();
-            reply::sse(&mut text, &e, &c.g.scrub);
+            reply::sse(&mut text, &e, c.scrub());
             return text;
         };
         c.g.metrics.ask(&c.entry.name, &outcome, c.max_tokens);
@@ -378,7 +403,7 @@ impl Streaming {
         // named in the error for the client that wants it).
         let fallback = if outcome.is_fallback() { outcome.value() } else { None };
         let e = reply::refusal(&outcome, &c.entry.name).with_fallback(fallback);
-        reply::sse(&mut text, &e, &c.g.scrub);
+        reply::sse(&mut text, &e, c.scrub());
         text
     }
 }

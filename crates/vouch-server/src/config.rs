@@ -82,6 +82,11 @@ pub struct ServerConfig {
     pub contracts: PathBuf,
     /// The environment variable holding the upstream's API key.
     pub api_key_env: Option<String>,
+    /// Send each client's own upstream key (its `Authorization: Bearer …`)
+    /// to the upstream instead of a key of the server's: then no
+    /// `api_key_env` may be set, a chat request without a key is refused
+    /// (401), and the gateway's own tokens come in `x-vouch-token`.
+    pub pass_client_key: bool,
     /// The model sent when a request names none.
     pub default_model: String,
     /// Bearer tokens the gateway's own clients must present, from this file
@@ -125,6 +130,7 @@ impl Default for ServerConfig {
             upstream: vouch_llm::OPENAI_BASE_URL.to_owned(),
             contracts: PathBuf::from("contracts"),
             api_key_env: None,
+            pass_client_key: false,
             default_model: "gpt-4o-mini".to_owned(),
             tokens_file: None,
             tokens_env: None,
@@ -150,7 +156,8 @@ impl Default for ServerConfig {
 pub struct ConfigError(pub String);
 
 /// Headers that carry credentials: never forwarded, whatever the allow-list says.
-pub const CREDENTIAL_HEADERS: [&str; 5] = ["authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie"];
+pub const CREDENTIAL_HEADERS: [&str; 6] =
+    ["authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", crate::TOKEN_HEADER];
 
 /// Headers of the connection or the body, which the gateway's own request
 /// to the upstream sets: never forwarded either.
@@ -201,6 +208,11 @@ impl ServerConfig {
     /// # Errors
     /// The first such setting.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.pass_client_key && self.api_key_env.is_some() {
+            return Err(ConfigError(
+                "pass_client_key sends each client's own key upstream: api_key_env cannot be set too".to_owned(),
+            ));
+        }
         if self.max_body_bytes == 0 || self.max_concurrency == 0 {
             return Err(ConfigError("max_body_bytes and max_concurrency must be at least 1".to_owned()));
         }

@@ -39,9 +39,10 @@ mod metrics;
 mod pass;
 mod reply;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
 use axum::body::Bytes;
@@ -55,7 +56,7 @@ use axum::Router;
 use serde_json::{json, Map, Value};
 use tokio::sync::Semaphore;
 use tracing::Instrument as _;
-use vouch_llm::{ApiKey, Scrubber};
+use vouch_llm::{ApiKey, ForwardedKey, Scrubber};
 
 pub use catalog::{is_contract_name, Catalog, Entry, LoadError};
 pub use chat::{CONTRACT_HEADER, DEADLINE_HEADER, ROUNDS_HEADER, TOKENS_HEADER};
@@ -69,6 +70,15 @@ use metrics::Metrics;
 /// The request id header, taken from the client when it is a plain token,
 /// else made; echoed on every response.
 pub const REQUEST_ID: &str = "x-request-id";
+
+/// Where the gateway's own client token comes when `pass_client_key` is
+/// on (`Authorization` then holds the client's upstream key). Never
+/// forwarded.
+pub const TOKEN_HEADER: &str = "x-vouch-token";
+
+/// How many clients' keys are kept with their scrubbers built
+/// (`pass_client_key`); past it the cache starts again.
+const CLIENT_KEYS_KEPT: usize = 256;
 
 /// The deepest nesting read in a request body.
 const MAX_BODY_DEPTH: usize = 128;
@@ -103,6 +113,10 @@ pub struct Gateway {
     key_header: Option<HeaderValue>,
     pass_client: reqwest::Client,
     tokens: Vec<Vec<u8>>,
+    /// The gateway's tokens as text, scrubbed with every client's key.
+    token_texts: Vec<String>,
+    /// Clients' upstream keys seen (`pass_client_key`), with their scrubbers.
+    client_keys: Mutex<HashMap<String, Arc<ClientKey>>>,
     ready: AtomicBool,
     next_id: AtomicU64,
     id_prefix: u32,
@@ -115,6 +129,13 @@ impl std::fmt::Debug for Gateway {
             .field("tokens", &self.tokens.len())
             .finish_non_exhaustive()
     }
+}
+
+/// A client's own upstream key (`pass_client_key`): what the ask sends, and
+/// the scrubber of the answers (that key and the gateway's tokens).
+pub(crate) struct ClientKey {
+    pub(crate) forwarded: ForwardedKey,
+    pub(crate) answers: Scrubber,
 }
 
 /// Bearer tokens from the configured file and environment variable.
@@ -136,6 +157,11 @@ pub fn read_tokens(config: &ServerConfig) -> Result<Vec<String>, ConfigError> {
         return Err(ConfigError("the tokens file or variable holds no token".to_owned()));
     }
     Ok(tokens)
+}
+
+/// The token of an `Authorization: Bearer TOKEN` value.
+fn bearer(value: &str) -> Option<&str> {
+    value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer "))
 }
 
 /// Equal in time that does not depend on where two tokens differ.
@@ -162,6 +188,12 @@ impl Gateway {
         tokens: Vec<String>,
     ) -> Result<(Self, Vec<LoadError>), ServeError> {
         config.validate()?;
+        if config.pass_client_key && api_key.as_deref().is_some_and(|k| !k.trim().is_empty()) {
+            return Err(ConfigError(
+                "pass_client_key sends each client's own key upstream: the server's key cannot be given too".to_owned(),
+            )
+            .into());
+        }
         if tokens.is_empty() && !config.listen.ip().is_loopback() && !config.allow_unauthenticated {
             return Err(ConfigError(format!(
                 "refusing to listen on {} without client tokens: set tokens_file or tokens_env (or allow_unauthenticated)",
@@ -201,7 +233,9 @@ impl Gateway {
             key,
             key_header,
             pass_client,
-            tokens: tokens.into_iter().map(String::into_bytes).collect(),
+            tokens: tokens.iter().map(|t| t.as_bytes().to_vec()).collect(),
+            token_texts: tokens,
+            client_keys: Mutex::new(HashMap::new()),
             ready: AtomicBool::new(true),
             next_id: AtomicU64::new(0),
             id_prefix: fastrand::u32(..),
@@ -300,20 +334,64 @@ impl Gateway {
         }
     }
 
+    /// The header the gateway's own clients present their token in.
+    fn token_header(&self) -> header::HeaderName {
+        if self.config.pass_client_key {
+            header::HeaderName::from_static(TOKEN_HEADER)
+        } else {
+            header::AUTHORIZATION
+        }
+    }
+
     fn authorized(&self, headers: &HeaderMap) -> bool {
         if self.tokens.is_empty() {
             return true;
         }
-        let Some(given) = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        else {
-            return false;
-        };
+        let Some(value) = headers.get(self.token_header()).and_then(|v| v.to_str().ok()) else { return false };
+        // In x-vouch-token the `Bearer ` is optional; in Authorization it is not.
+        let Some(given) = bearer(value).or(self.config.pass_client_key.then_some(value)) else { return false };
         let given = given.trim().as_bytes();
         // Every token is compared, so the time says nothing of which matched.
         self.tokens.iter().fold(false, |ok, t| same_token(t, given) | ok)
+    }
+
+    /// With `pass_client_key`, the client's upstream key (its
+    /// `Authorization: Bearer …`), or the 401 that refuses a request
+    /// without one; `Ok(None)` when keys are not passed through.
+    fn client_key(&self, headers: &HeaderMap) -> Result<Option<Arc<ClientKey>>, Box<Response>> {
+        if !self.config.pass_client_key {
+            return Ok(None);
+        }
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(bearer)
+            .map(str::trim)
+            .filter(|k| !k.is_empty());
+        let refuse = || {
+            let mut r = reply::error(
+                StatusCode::UNAUTHORIZED,
+                "invalid_request_error",
+                "missing_api_key",
+                "this gateway sends the client's own upstream key: give it as Authorization: Bearer …",
+                &self.scrub,
+            );
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            Box::new(r)
+        };
+        let Some(given) = given else { return Err(refuse()) };
+        let mut kept = self.client_keys.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(k) = kept.get(given) {
+            return Ok(Some(Arc::clone(k)));
+        }
+        let Some(forwarded) = ForwardedKey::new(&ApiKey::new(given), &self.token_texts) else { return Err(refuse()) };
+        let answers = forwarded.scrubber().clone().without_patterns();
+        let key = Arc::new(ClientKey { forwarded, answers });
+        if kept.len() >= CLIENT_KEYS_KEPT {
+            kept.clear();
+        }
+        kept.insert(given.to_owned(), Arc::clone(&key));
+        Ok(Some(key))
     }
 
     /// The routes, with the request id, client authentication, metrics and
@@ -349,7 +427,11 @@ async fn around(State(g): State<Arc<Gateway>>, mut request: Request, next: Next)
             StatusCode::UNAUTHORIZED,
             "invalid_request_error",
             "invalid_api_key",
-            "the gateway needs a valid bearer token (Authorization: Bearer …)",
+            if g.config.pass_client_key {
+                "the gateway needs a valid token in x-vouch-token"
+            } else {
+                "the gateway needs a valid bearer token (Authorization: Bearer …)"
+            },
             &g.scrub,
         );
         r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));

@@ -13,7 +13,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::timeout;
 
 use crate::reply::error;
-use crate::Gateway;
+use crate::{ClientKey, Gateway};
 
 /// The largest unchecked answer passed through.
 const MAX_PASSED: usize = 32 * 1024 * 1024;
@@ -21,15 +21,19 @@ const MAX_PASSED: usize = 32 * 1024 * 1024;
 /// Forward `body` unchecked.
 pub async fn forward(
     g: &Gateway,
+    key: Option<&ClientKey>,
     headers: &HeaderMap,
     body: Map<String, Value>,
     permit: OwnedSemaphorePermit,
 ) -> Response {
     let url = format!("{}/chat/completions", g.config.upstream.trim_end_matches('/'));
     let mut req = g.pass_client.post(url).json(&Value::Object(body));
-    if let Some(key) = &g.key_header {
-        req = req.header(header::AUTHORIZATION, key.clone());
+    if let Some(k) = key {
+        req = req.header(header::AUTHORIZATION, k.forwarded.header().clone());
+    } else if let Some(k) = &g.key_header {
+        req = req.header(header::AUTHORIZATION, k.clone());
     }
+    let scrub = key.map_or(&g.scrub, |k| &k.answers);
     for (n, v) in headers.iter().filter(|(n, _)| g.config.forwards(n.as_str())) {
         req = req.header(n, v);
     }
@@ -58,7 +62,7 @@ pub async fn forward(
                 "upstream_error",
                 "upstream_too_large",
                 "the upstream's answer is too large",
-                &g.scrub,
+                scrub,
             )
         }
         Ok(Err(_)) => {
@@ -67,7 +71,7 @@ pub async fn forward(
                 "upstream_error",
                 "upstream_unreachable",
                 "the upstream could not be reached",
-                &g.scrub,
+                scrub,
             )
         }
         Err(_) => {
@@ -76,12 +80,12 @@ pub async fn forward(
                 "upstream_error",
                 "upstream_timeout",
                 "the upstream did not answer in time",
-                &g.scrub,
+                scrub,
             )
         }
     };
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    let body = g.scrub.scrub_bytes(&buf).into_owned();
+    let body = scrub.scrub_bytes(&buf).into_owned();
     let mut r = (status, body).into_response();
     if let Some(k) = kind {
         r.headers_mut().insert(header::CONTENT_TYPE, k);

@@ -10,7 +10,7 @@ mod fake_upstream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{config, start, Running, KEY, TOKEN};
+use common::{config, start, start_keyed, Running, KEY, TOKEN};
 use fake_upstream::{refused_url, reply_events, sse_data, Fake, SseFake, SseStep, Step, CLEAN_PLATE, SAID_NO};
 use serde_json::{json, Value};
 
@@ -480,6 +480,75 @@ async fn clients_authenticate_and_their_credentials_never_reach_the_upstream() {
     assert!(!seen.headers.contains_key("x-goog-api-key"));
     assert_eq!(seen.headers["openai-organization"], "org-1", "an allow-listed header goes through");
     assert!(!text.contains(TOKEN));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_pass_client_key_each_client_s_own_key_goes_upstream_and_is_scrubbed() {
+    // Not `sk-…`: the pattern would hide them anyway; only their own scrubber can.
+    const ALICE: &str = "alice-key-0b7d51c2e9aa";
+    const BOB: &str = "bob-key-71e0c4d9f3b6";
+    // Both a server key and client keys: refused at start, one source only.
+    let mut c = config("http://127.0.0.1:9/v1");
+    c.pass_client_key = true;
+    let both = vouch_server::Gateway::new(c.clone(), Some(KEY.to_owned()), vec![]);
+    assert!(both.is_err_and(|e| e.to_string().contains("pass_client_key")));
+    c.api_key_env = Some("SOME_KEY".into());
+    assert!(vouch_server::Gateway::new(c, None, vec![]).is_err());
+
+    let echo = format!("{{\"error\": {{\"message\": \"bad key {BOB}\"}}}}");
+    let fake = Fake::start(vec![
+        Step::reply(CLEAN_PLATE),
+        Step::body(401, &echo),
+        Step::reply(&format!("{{\"productPresent\": \"{ALICE}\"}}")),
+    ]);
+    let mut c = config(&fake.base_url);
+    c.pass_client_key = true;
+    c.defaults.rounds = Some(1);
+    // Even allow-listed, the gateway's own token header never goes upstream.
+    c.forward_headers = vec!["x-vouch-token".into()];
+    let r = start_keyed(c, None, vec![TOKEN.to_owned()]);
+    let alice = format!("Bearer {ALICE}");
+    let bob = format!("Bearer {BOB}");
+    // The gateway's token is in x-vouch-token now, not in Authorization.
+    let (status, _, text) = post_with(&r, &plate_request(), &[("authorization", &format!("Bearer {TOKEN}"))]).await;
+    assert_eq!(status, 401, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "invalid_api_key");
+    // A client that brings no key of its own is refused before any upstream call.
+    let (status, headers, text) = post_with(&r, &plate_request(), &[("x-vouch-token", TOKEN)]).await;
+    assert_eq!(status, 401, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "missing_api_key");
+    assert_eq!(headers["www-authenticate"], "Bearer");
+    assert_eq!(fake.count(), 0);
+
+    let (status, _, text) =
+        post_with(&r, &plate_request(), &[("x-vouch-token", TOKEN), ("authorization", &alice)]).await;
+    assert_eq!(status, 200, "{text}");
+    let (status, _, text) =
+        post_with(&r, &plate_request(), &[("x-vouch-token", &format!("Bearer {TOKEN}")), ("authorization", &bob)])
+            .await;
+    assert_eq!(refused_codes(status, &text).0, "upstream_status");
+    assert!(!text.contains(BOB) && !text.contains("71e0c4d9f3b6"), "Bob's key is scrubbed from his answer: {text}");
+    let (status, _, text) =
+        post_with(&r, &plate_request(), &[("x-vouch-token", TOKEN), ("authorization", &alice)]).await;
+    assert_eq!(refused_codes(status, &text).0, "secret_in_reply", "{text}");
+    assert!(!text.contains(ALICE), "{text}");
+    // What the gateway itself echoes of a request is scrubbed of that client's key too.
+    let (status, _, text) = post_with(
+        &r,
+        &plate_request(),
+        &[("x-vouch-token", TOKEN), ("authorization", &alice), ("x-vouch-contract", ALICE)],
+    )
+    .await;
+    assert_eq!(status, 404, "{text}");
+    assert!(!text.contains(ALICE) && text.contains(vouch_llm::REDACTED), "{text}");
+
+    let seen = fake.seen();
+    let keys: Vec<&str> = seen.iter().map(|s| s.headers["authorization"].as_str()).collect();
+    assert_eq!(keys, [alice.as_str(), bob.as_str(), alice.as_str()], "each request carries its own client's key");
+    assert!(seen.iter().all(|s| !s.headers.contains_key("x-vouch-token")));
+    let metrics = client().get(format!("{}/metrics", r.url)).header("x-vouch-token", TOKEN).send().await.unwrap();
+    let metrics = metrics.text().await.unwrap();
+    assert!(!metrics.contains(ALICE) && !metrics.contains(BOB));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -32,7 +32,12 @@ pub fn config(upstream: &str) -> ServerConfig {
 
 /// Start a gateway on its own thread and runtime.
 pub fn start(config: ServerConfig, tokens: Vec<String>) -> Running {
-    let (gateway, errors) = Gateway::new(config, Some(KEY.to_owned()), tokens).unwrap();
+    start_keyed(config, Some(KEY.to_owned()), tokens)
+}
+
+/// Start a gateway with this upstream key of the server's (or none).
+pub fn start_keyed(config: ServerConfig, key: Option<String>, tokens: Vec<String>) -> Running {
+    let (gateway, errors) = Gateway::new(config, key, tokens).unwrap();
     assert!(errors.is_empty(), "{errors:?}");
     let gateway = Arc::new(gateway);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
