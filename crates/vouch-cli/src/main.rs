@@ -140,6 +140,12 @@ enum Command {
     },
 }
 
+/// mimalloc, not glibc's malloc: the gateway's tasks move between worker
+/// threads, and glibc's arena locks were contended where memory allocated on
+/// one thread is freed on another (see bench/gateway).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     output::scrub_panics();
     let cli = Cli::parse();
