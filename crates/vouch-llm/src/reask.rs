@@ -1,40 +1,23 @@
-//! The message that asks again: every problem in plain words.
+//! The message that asks again: every problem in plain words, in the
+//! core's own words ([`vouch::reask_text`]) with lines of its own for what
+//! the upstream did.
 
-use std::fmt::Write as _;
-
-use vouch::ProblemCode;
+use vouch::{problem_line, reask_line};
 
 use crate::problem::{AskProblem, UpstreamCode};
 
-/// The sentence every re-ask ends with.
-pub const REPLY_ONLY: &str = "Reply with the JSON object only.";
+pub use vouch::REPLY_ONLY;
 
 /// The user message sent after a refused round: what was wrong, where, what
 /// was expected and what came, then [`REPLY_ONLY`].
 #[must_use]
 pub fn reask_text(problems: &[AskProblem]) -> String {
-    let mut out = String::from("Your reply was refused. Problems:\n");
-    for p in problems {
-        let _ = writeln!(out, "- {}", line(p));
-    }
-    out.push_str("Answer the same question again, fixing every problem. ");
-    out.push_str(REPLY_ONLY);
-    out
+    vouch::reask_text(problems.iter().map(line))
 }
 
 fn line(p: &AskProblem) -> String {
-    let path = if p.path().is_empty() { "(root)" } else { p.path() };
     match p {
-        AskProblem::Contract(c) => {
-            let got = if c.code == ProblemCode::Missing {
-                "nothing (the property is missing)".to_owned()
-            } else if c.got.is_empty() {
-                "nothing".to_owned()
-            } else {
-                c.got.clone()
-            };
-            format!("{path}: expected {}, got {got}", c.expected)
-        }
+        AskProblem::Contract(c) => problem_line(c),
         AskProblem::Upstream(u) => {
             let got = match u.code {
                 UpstreamCode::CutOff => "a reply cut off at the token limit; keep it shorter".to_owned(),
@@ -45,7 +28,7 @@ fn line(p: &AskProblem) -> String {
                 UpstreamCode::ContentFiltered => "a reply withheld by the content filter".to_owned(),
                 _ => u.got.clone(),
             };
-            format!("{path}: expected {}, got {got}", u.expected)
+            reask_line(&u.path, &u.expected, &got)
         }
     }
 }

@@ -62,6 +62,7 @@ mod pattern;
 mod pointer;
 mod problem;
 mod read;
+mod reask;
 mod repair;
 mod single_pass;
 mod verdict;
@@ -73,6 +74,7 @@ pub use format::Format;
 pub use handover::HandOverError;
 pub use problem::{Finding, Position, Problem, ProblemClass, ProblemCode, Repair};
 pub use read::{read_json, JsonError, Limits, Unwrap};
+pub use reask::{problem_line, reask_line, reask_text, REPLY_ONLY};
 pub use verdict::{Accepted, Refused, Verdict};
 pub use write::{to_json_pretty, to_json_string};
 

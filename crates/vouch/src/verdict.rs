@@ -203,6 +203,13 @@ pub struct Refused {
 }
 
 impl Refused {
+    /// The message that asks again after this refusal, in vouch's words
+    /// ([`crate::reask_text`]): every problem, where, expected and got.
+    #[must_use]
+    pub fn reask_text(&self) -> String {
+        crate::reask::reask_text(self.problems.iter().map(crate::reask::problem_line))
+    }
+
     /// `no_answer` when any problem means the model did not answer, else
     /// `bad_answer`.
     #[must_use]
