@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use vouch::{CompileErrorKind, Contract};
+use vouch::Contract;
 
 /// Exit code for a bad invocation or a contract that does not compile.
 pub const EXIT_USAGE: u8 = 2;
@@ -29,12 +29,7 @@ pub fn contract_or_errors(path: &Path) -> Result<Contract, (String, Option<Box<v
 
 /// One compile error without the others it carries.
 pub fn one_error(e: &vouch::CompileError) -> String {
-    if e.kind == CompileErrorKind::NotJson {
-        return e.message.clone();
-    }
-    let at = if e.location.is_empty() { "(root)" } else { e.location.as_str() };
-    let keyword = if e.keyword.is_empty() { String::new() } else { format!("{}: ", e.keyword) };
-    format!("{at}: {keyword}{}", e.message)
+    e.line()
 }
 
 /// A reply as read: at most the contract's `max_bytes` + 1 bytes.

@@ -71,6 +71,27 @@ impl CompileError {
         first
     }
 
+    /// This error alone, without the others it carries, in one line:
+    /// `LOCATION: KEYWORD: WHAT` (`(root)` for the root; the text alone when
+    /// the document is not JSON, its message then saying where).
+    ///
+    /// ```
+    /// let e = vouch::Contract::from_json_str(r#"{"minimum": "x"}"#).unwrap_err();
+    /// assert!(e.line().starts_with("(root): minimum: "), "{}", e.line());
+    /// ```
+    #[must_use]
+    pub fn line(&self) -> String {
+        if self.kind == CompileErrorKind::NotJson {
+            return self.message.clone();
+        }
+        let at = if self.location.is_empty() { "(root)" } else { self.location.as_str() };
+        if self.keyword.is_empty() {
+            format!("{at}: {}", self.message)
+        } else {
+            format!("{at}: {}: {}", self.keyword, self.message)
+        }
+    }
+
     /// This error and every other one found with it, in order.
     pub fn every(&self) -> impl Iterator<Item = &CompileError> {
         std::iter::once(self).chain(self.also.iter())

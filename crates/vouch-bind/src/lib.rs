@@ -1,0 +1,185 @@
+//! The hand-over layer the language bindings build on.
+//!
+//! A binding (Python in `bindings/python`, Node in `bindings/node`) is a thin
+//! skin over this crate: it turns its language's arguments into bytes, calls
+//! these functions, and writes constructors for its own objects. What vouch
+//! *means* — how a contract is read and its mistakes reported, the verdict's
+//! one JSON shape, how a vouched value is walked, how rounds go and what
+//! they ask again — lives here and in the core, once, so every surface
+//! answers the same reply with the same bytes.
+//!
+//! - [`compile`]: a contract from its document's bytes, or every mistake as
+//!   [`ContractMistake`]s (what `vouch check --json` prints for a contract
+//!   that does not compile).
+//! - [`verdict_json`]: the verdict as `vouch check --json` prints it.
+//! - [`build`] with a [`Build`]: the vouched text walked once into the
+//!   binding's own objects (no JSON round trip, no `serde_json::Value`).
+//! - [`check_many`]: many replies across the cores.
+//! - [`Rounds`]: ask, check, ask again in the core's words, then refuse and
+//!   keep the last good value, marked — with the caller's own model client.
+//!
+//! ```
+//! let contract = vouch_bind::compile(br#"{"type": "object", "required": ["ok"],
+//!     "properties": {"ok": {"type": "boolean"}}}"#).map_err(|m| m[0].message.clone())?;
+//! let verdict = contract.check(r#"{"ok": true}"#);
+//! assert_eq!(vouch_bind::verdict_json(&verdict),
+//!     r#"{"outcome":"accepted","pass":true,"value":{"ok":true},"repairs":[],"findings":[],"problems":[]}"#);
+//! # Ok::<(), String>(())
+//! ```
+
+mod build;
+mod rounds;
+
+pub use build::{build, build_value, Build};
+pub use rounds::{Rounds, RoundsError, Step};
+
+use rayon::prelude::*;
+use vouch::{CompileError, CompileErrorKind, Contract, Verdict};
+
+/// One mistake in a contract document, as `vouch check --json` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContractMistake {
+    /// The kind, in snake case (`not_json`, `unknown_keyword`, `bad_pattern`, …).
+    pub kind: &'static str,
+    /// The keyword at fault (`""` when none, e.g. for `not_json`).
+    pub keyword: String,
+    /// JSON Pointer of the schema node holding it (`""`: the root).
+    pub location: String,
+    /// The whole line: `LOCATION: KEYWORD: WHAT` (the text alone for `not_json`).
+    pub message: String,
+}
+
+/// The name of a compile error's kind, as it is serialized.
+#[must_use]
+pub fn kind_name(kind: CompileErrorKind) -> &'static str {
+    match kind {
+        CompileErrorKind::NotJson => "not_json",
+        CompileErrorKind::UnknownKeyword => "unknown_keyword",
+        CompileErrorKind::Unsupported => "unsupported",
+        CompileErrorKind::InvalidValue => "invalid_value",
+        CompileErrorKind::UnknownFormat => "unknown_format",
+        CompileErrorKind::RemoteRef => "remote_ref",
+        CompileErrorKind::UnresolvedRef => "unresolved_ref",
+        CompileErrorKind::RefCycle => "ref_cycle",
+        CompileErrorKind::BadPattern => "bad_pattern",
+        CompileErrorKind::BadPolicy => "bad_policy",
+        CompileErrorKind::TooDeep => "too_deep",
+        // A kind added to the core later: still reported, by its debug name.
+        _ => "invalid_value",
+    }
+}
+
+/// Every mistake a compile error carries, in order.
+#[must_use]
+pub fn mistakes(e: &CompileError) -> Vec<ContractMistake> {
+    e.every()
+        .map(|m| ContractMistake {
+            kind: kind_name(m.kind),
+            keyword: m.keyword.clone(),
+            location: m.location.clone(),
+            message: m.line(),
+        })
+        .collect()
+}
+
+/// Compile a contract from its document's bytes (JSON Schema with `x-vouch`).
+///
+/// # Errors
+/// Every mistake in the document; bytes that are not UTF-8 are one
+/// `not_json` mistake.
+pub fn compile(document: &[u8]) -> Result<Contract, Vec<ContractMistake>> {
+    let text = std::str::from_utf8(document).map_err(|e| {
+        vec![ContractMistake {
+            kind: "not_json",
+            keyword: String::new(),
+            location: String::new(),
+            message: format!("the contract is not UTF-8 text (invalid byte at offset {})", e.valid_up_to()),
+        }]
+    })?;
+    Contract::from_json_str(text).map_err(|e| mistakes(&e))
+}
+
+/// The verdict as `vouch check --json` prints it (without the newline):
+/// `{"outcome","pass","value","repairs","findings","problems"}`.
+#[must_use]
+pub fn verdict_json(verdict: &Verdict) -> String {
+    let mut out = Vec::new();
+    verdict.write_json(&mut out);
+    // write_json writes JSON text, which is UTF-8; the lossy path is never taken.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Check every reply, across the cores (rayon's pool), in order.
+#[must_use]
+pub fn check_many<R: AsRef<[u8]> + Sync>(contract: &Contract, replies: &[R]) -> Vec<Verdict> {
+    replies.par_iter().map(|r| contract.check(r.as_ref())).collect()
+}
+
+/// The system message of the first round: the contract's instructions after
+/// the caller's own system message (`"\n\n"` between them), or alone — as
+/// vouch-llm's asker sends it.
+#[must_use]
+pub fn system_message(contract_prompt: &str, callers_own: Option<&str>) -> String {
+    match callers_own {
+        Some(own) => format!("{own}\n\n{contract_prompt}"),
+        None => contract_prompt.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // A test that cannot go on says why (input here is the test's own).
+    #![allow(clippy::panic, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn a_contract_that_does_not_compile_reports_every_mistake_as_the_cli_does() {
+        let Err(m) = compile(br#"{"type": "object", "properties": {"a": {"minimum": "x"}, "b": {"pattern": "("}}}"#)
+        else {
+            panic!("compiled")
+        };
+        assert!(m.len() >= 2, "{m:?}");
+        assert_eq!(m[0].location, "/properties/a");
+        assert_eq!(m[0].keyword, "minimum");
+        assert_eq!(m[0].kind, "invalid_value");
+        assert!(m[0].message.starts_with("/properties/a: minimum: "), "{}", m[0].message);
+        assert_eq!(
+            (m[1].kind, m[1].keyword.as_str(), m[1].location.as_str()),
+            ("bad_pattern", "pattern", "/properties/b")
+        );
+        let Err(m) = compile(br#"{"type": "strin"}"#) else { panic!("compiled") };
+        assert_eq!((m[0].kind, m[0].keyword.as_str(), m[0].location.as_str()), ("invalid_value", "type", ""));
+        assert!(m[0].message.starts_with("(root): type: "), "{}", m[0].message);
+        let Err(m) = compile(b"{\"type\": ") else { panic!("compiled") };
+        assert_eq!(m[0].kind, "not_json");
+        let Err(m) = compile(b"\xff") else { panic!("compiled") };
+        assert_eq!((m[0].kind, m[0].message.contains("offset 0")), ("not_json", true));
+    }
+
+    #[test]
+    fn check_many_keeps_the_order_and_the_verdicts_of_check() {
+        let Ok(contract) = compile(br#"{"type": "integer", "maximum": 100}"#) else { panic!("no contract") };
+        let replies: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+        let verdicts = check_many(&contract, &replies);
+        assert_eq!(verdicts.len(), 1000);
+        for (i, (v, r)) in verdicts.iter().zip(&replies).enumerate() {
+            assert_eq!(v.is_accepted(), i <= 100, "{r}");
+            assert_eq!(verdict_json(v), verdict_json(&contract.check(r)));
+        }
+    }
+
+    #[test]
+    fn verdict_json_is_the_core_s_writing() {
+        let Ok(contract) = compile(br#"{"type": "object", "required": ["a"]}"#) else { panic!("no contract") };
+        for raw in ["{}", r#"{"a": [1, 2.50, "\u0041"]}"#, "```json\n{\"a\":1}\n```", "nope"] {
+            let v = contract.check(raw);
+            assert_eq!(verdict_json(&v), vouch::to_json_string(&v.to_json()), "{raw}");
+        }
+    }
+
+    #[test]
+    fn the_system_message_follows_the_caller_s_own() {
+        assert_eq!(system_message("Answer in JSON.", Some("You read plates.")), "You read plates.\n\nAnswer in JSON.");
+        assert_eq!(system_message("Answer in JSON.", None), "Answer in JSON.");
+    }
+}
