@@ -1,0 +1,112 @@
+"""The native half of vouch (Rust, over vouch-bind)."""
+
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+class ContractError(ValueError):
+    """The contract does not compile."""
+
+    #: Every mistake: ``{"kind", "keyword", "location", "message"}``.
+    mistakes: List[Dict[str, str]]
+
+class ExportError(ValueError):
+    """The provider cannot express the contract without weakening it."""
+
+class Problem:
+    """One reason a reply was refused."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def class_(self) -> str:
+        """``"no_answer"`` (the model did not answer) or ``"bad_answer"``."""
+    @property
+    def path(self) -> str: ...
+    @property
+    def expected(self) -> str: ...
+    @property
+    def got(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def position(self) -> Optional[Tuple[int, int, int]]:
+        """``(line, column, offset)`` in the raw reply, for reading problems."""
+    def to_dict(self) -> Dict[str, Any]: ...
+
+class Repair:
+    """A change a declared repair rule made."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def before(self) -> Any: ...
+    @property
+    def after(self) -> Any: ...
+    @property
+    def message(self) -> str: ...
+
+class Finding:
+    """A gate finding: the model answered, and its answer is a real problem."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+class Verdict:
+    """The contract's verdict on one reply. Has no truth value: test
+    ``passed`` or ``accepted``."""
+
+    @property
+    def outcome(self) -> str:
+        """``"accepted"`` or ``"refused"``."""
+    @property
+    def passed(self) -> bool:
+        """Accepted with no gate finding."""
+    @property
+    def accepted(self) -> bool: ...
+    @property
+    def value(self) -> Any:
+        """The vouched value as Python objects; ``None`` when refused."""
+    @property
+    def json(self) -> Optional[str]:
+        """The accepted value as compact JSON text; ``None`` when refused."""
+    @property
+    def problems(self) -> List[Problem]: ...
+    @property
+    def repairs(self) -> List[Repair]: ...
+    @property
+    def findings(self) -> List[Finding]: ...
+    def reask(self) -> Optional[str]:
+        """The user message vouch asks again with after this refusal."""
+    def to_json(self) -> str:
+        """``vouch check --json``'s object, byte for byte."""
+
+class Contract:
+    """A compiled contract."""
+
+    def __init__(self, schema: Union[Dict[str, Any], str, bytes]) -> None: ...
+    def check(self, raw: Union[str, bytes]) -> Verdict: ...
+    def check_many(self, raws: Iterable[Union[str, bytes]]) -> List[Verdict]: ...
+    def prompt(self) -> str: ...
+    def schema(self, provider: str = "openai", name: Optional[str] = None) -> Dict[str, Any]: ...
+    @property
+    def unknown_keywords(self) -> List[Tuple[str, str]]: ...
+
+class Rounds:
+    """One ask's rounds (driven by ``vouch.rounds``)."""
+
+    def __init__(self, contract: Contract, max_rounds: int, fallback: Optional[Union[str, bytes]] = None) -> None: ...
+    def system_message(self, callers_own: Optional[str] = None) -> str: ...
+    def reply(self, raw: Union[str, bytes]) -> Optional[Tuple[Optional[str], str]]: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def source(self) -> Optional[str]: ...
+    @property
+    def verdicts(self) -> List[Verdict]: ...
+    @property
+    def fallback(self) -> Optional[Verdict]: ...
+    @property
+    def answer(self) -> Optional[Verdict]: ...

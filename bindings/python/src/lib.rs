@@ -1,0 +1,536 @@
+//! `vouch._vouch`, the native half of the Python package: constructors for
+//! Python objects and argument handling, over vouch-bind. Every decision
+//! (what a reply is, what it means, what to ask again) is the core's.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+use vouch_bind::Build;
+
+pyo3::create_exception!(
+    _vouch,
+    ContractError,
+    PyValueError,
+    "The contract does not compile: `mistakes` lists every mistake (kind, keyword, location, message)."
+);
+pyo3::create_exception!(
+    _vouch,
+    ExportError,
+    PyValueError,
+    "The provider cannot express the contract without weakening it."
+);
+
+/// A reply as the caller gave it: text or bytes, borrowed from the Python
+/// object (no copy), readable with the GIL released.
+enum Raw {
+    Str(PyBackedStr),
+    Bytes(PyBackedBytes),
+}
+
+impl AsRef<[u8]> for Raw {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Raw::Str(s) => s.as_bytes(),
+            Raw::Bytes(b) => b.as_ref(),
+        }
+    }
+}
+
+fn raw(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
+    if let Ok(s) = obj.extract::<PyBackedStr>() {
+        return Ok(Raw::Str(s));
+    }
+    if let Ok(b) = obj.extract::<PyBackedBytes>() {
+        return Ok(Raw::Bytes(b));
+    }
+    let type_name = obj.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
+    Err(PyTypeError::new_err(format!("{what} must be str or bytes, not {type_name}")))
+}
+
+/// Python's constructors for a vouched value.
+struct Objects<'py>(Python<'py>);
+
+impl<'py> Build for Objects<'py> {
+    type Value = Bound<'py, PyAny>;
+    type List = Vec<Bound<'py, PyAny>>;
+    type Map = Bound<'py, PyDict>;
+    type Error = PyErr;
+
+    fn null(&mut self) -> PyResult<Self::Value> {
+        Ok(self.0.None().into_bound(self.0))
+    }
+    fn bool(&mut self, v: bool) -> PyResult<Self::Value> {
+        Ok(PyBool::new(self.0, v).to_owned().into_any())
+    }
+    fn i64(&mut self, v: i64) -> PyResult<Self::Value> {
+        Ok(v.into_pyobject(self.0)?.into_any())
+    }
+    fn u64(&mut self, v: u64) -> PyResult<Self::Value> {
+        Ok(v.into_pyobject(self.0)?.into_any())
+    }
+    fn f64(&mut self, v: f64) -> PyResult<Self::Value> {
+        Ok(PyFloat::new(self.0, v).into_any())
+    }
+    fn str(&mut self, v: &str) -> PyResult<Self::Value> {
+        Ok(PyString::new(self.0, v).into_any())
+    }
+    fn key(&mut self, k: &str) -> PyResult<Self::Value> {
+        // Keys repeat across replies: one string object each.
+        Ok(PyString::intern(self.0, k).into_any())
+    }
+    fn list(&mut self, len: Option<usize>) -> PyResult<Self::List> {
+        Ok(Vec::with_capacity(len.unwrap_or(0).min(1024)))
+    }
+    fn push(&mut self, list: &mut Self::List, item: Self::Value) -> PyResult<()> {
+        list.push(item);
+        Ok(())
+    }
+    fn end_list(&mut self, list: Self::List) -> PyResult<Self::Value> {
+        Ok(PyList::new(self.0, list)?.into_any())
+    }
+    fn map(&mut self, _: Option<usize>) -> PyResult<Self::Map> {
+        Ok(PyDict::new(self.0))
+    }
+    fn insert(&mut self, map: &mut Self::Map, key: Self::Value, value: Self::Value) -> PyResult<()> {
+        map.set_item(key, value)
+    }
+    fn end_map(&mut self, map: Self::Map) -> PyResult<Self::Value> {
+        Ok(map.into_any())
+    }
+}
+
+fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    vouch_bind::build_value(value, &mut Objects(py)).map_err(PyValueError::new_err)
+}
+
+/// One reason a reply was refused.
+#[pyclass(frozen, module = "vouch._vouch", name = "Problem")]
+struct Problem {
+    /// Stable code, e.g. `not_allowed`.
+    #[pyo3(get)]
+    code: &'static str,
+    /// `no_answer` (the model did not answer) or `bad_answer`.
+    #[pyo3(get, name = "class_")]
+    class: &'static str,
+    /// RFC 6901 JSON Pointer into the reply (`""`: the whole reply).
+    #[pyo3(get)]
+    path: String,
+    /// What the contract expected, in words.
+    #[pyo3(get)]
+    expected: String,
+    /// A short, bounded excerpt of what the reply had.
+    #[pyo3(get)]
+    got: String,
+    /// A sentence a person can read, starting with the path.
+    #[pyo3(get)]
+    message: String,
+    /// `(line, column, offset)` in the raw reply, for reading problems.
+    #[pyo3(get)]
+    position: Option<(usize, usize, usize)>,
+}
+
+#[pymethods]
+impl Problem {
+    /// The problem as `vouch check --json` writes it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("code", self.code)?;
+        d.set_item("class", self.class)?;
+        d.set_item("path", &self.path)?;
+        d.set_item("expected", &self.expected)?;
+        d.set_item("got", &self.got)?;
+        d.set_item("message", &self.message)?;
+        if let Some((line, column, offset)) = self.position {
+            let p = PyDict::new(py);
+            p.set_item("line", line)?;
+            p.set_item("column", column)?;
+            p.set_item("offset", offset)?;
+            d.set_item("position", p)?;
+        }
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Problem(code={:?}, path={:?}, message={:?})", self.code, self.path, self.message)
+    }
+}
+
+impl Problem {
+    fn of(p: &vouch::Problem) -> Self {
+        Self {
+            code: p.code.as_str(),
+            class: p.class.as_str(),
+            path: p.path.clone(),
+            expected: p.expected.clone(),
+            got: p.got.clone(),
+            message: p.message.clone(),
+            position: p.position.map(|p| (p.line, p.column, p.offset)),
+        }
+    }
+}
+
+/// A change a declared repair rule made to the reply.
+#[pyclass(frozen, module = "vouch._vouch", name = "Repair")]
+struct Repair {
+    /// JSON Pointer of the repaired value.
+    #[pyo3(get)]
+    path: String,
+    /// The rule that made the change (`coerce`, `clamp`, `trim`, …).
+    #[pyo3(get)]
+    rule: String,
+    /// The value before (a bounded excerpt for long values).
+    #[pyo3(get)]
+    before: Py<PyAny>,
+    /// The value after.
+    #[pyo3(get)]
+    after: Py<PyAny>,
+    /// A sentence, e.g. `/score: "80" coerced to 80`.
+    #[pyo3(get)]
+    message: String,
+}
+
+#[pymethods]
+impl Repair {
+    fn __repr__(&self) -> String {
+        format!("Repair(path={:?}, rule={:?}, message={:?})", self.path, self.rule, self.message)
+    }
+}
+
+/// A gate finding: the model answered, and its answer is a real problem.
+#[pyclass(frozen, module = "vouch._vouch", name = "Finding")]
+struct Finding {
+    /// JSON Pointer of the value the finding is about.
+    #[pyo3(get)]
+    path: String,
+    /// The contract's message.
+    #[pyo3(get)]
+    message: String,
+}
+
+#[pymethods]
+impl Finding {
+    fn __repr__(&self) -> String {
+        format!("Finding(path={:?}, message={:?})", self.path, self.message)
+    }
+}
+
+/// The contract's verdict on one reply.
+#[pyclass(frozen, module = "vouch._vouch", name = "Verdict")]
+struct Verdict {
+    inner: vouch::Verdict,
+    value: PyOnceLock<Py<PyAny>>,
+}
+
+impl Verdict {
+    fn new(inner: vouch::Verdict) -> Self {
+        Self { inner, value: PyOnceLock::new() }
+    }
+}
+
+#[pymethods]
+impl Verdict {
+    /// `"accepted"` or `"refused"`.
+    #[getter]
+    fn outcome(&self) -> &'static str {
+        self.inner.outcome()
+    }
+
+    /// Accepted and no gate finding: the one to branch on.
+    #[getter]
+    fn passed(&self) -> bool {
+        self.inner.is_pass()
+    }
+
+    /// The contract accepted the reply (it may still carry findings).
+    #[getter]
+    fn accepted(&self) -> bool {
+        self.inner.is_accepted()
+    }
+
+    /// The vouched value as Python objects, built straight from the vouched
+    /// text on first access (then the same object); `None` when refused.
+    #[getter]
+    fn value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let vouch::Verdict::Accepted(accepted) = &self.inner else { return Ok(py.None()) };
+        if let Some(v) = self.value.get(py) {
+            return Ok(v.clone_ref(py));
+        }
+        let built = vouch_bind::build(accepted, &mut Objects(py))
+            .map_err(|e| PyValueError::new_err(format!("{} (at {:?})", e.message(), e.path())))?
+            .unbind();
+        Ok(self.value.get_or_init(py, || built).clone_ref(py))
+    }
+
+    /// The accepted value as compact JSON text (repairs made); `None` when refused.
+    #[getter]
+    fn json(&self) -> Option<String> {
+        match &self.inner {
+            vouch::Verdict::Accepted(a) => Some(a.json().into_owned()),
+            vouch::Verdict::Refused(_) => None,
+        }
+    }
+
+    /// Why the reply was refused (empty when accepted).
+    #[getter]
+    fn problems(&self) -> Vec<Problem> {
+        self.inner.problems().iter().map(Problem::of).collect()
+    }
+
+    /// Every change the contract's declared repairs made.
+    #[getter]
+    fn repairs(&self, py: Python<'_>) -> PyResult<Vec<Repair>> {
+        self.inner
+            .repairs()
+            .iter()
+            .map(|r| {
+                Ok(Repair {
+                    path: r.path.clone(),
+                    rule: r.rule.clone(),
+                    before: json_to_py(py, &r.before)?.unbind(),
+                    after: json_to_py(py, &r.after)?.unbind(),
+                    message: r.message.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The gate's findings on an accepted reply.
+    #[getter]
+    fn findings(&self) -> Vec<Finding> {
+        self.inner.findings().iter().map(|f| Finding { path: f.path.clone(), message: f.message.clone() }).collect()
+    }
+
+    /// The user message vouch asks again with after this refusal (the
+    /// core's words, as every surface sends them); `None` when accepted.
+    fn reask(&self) -> Option<String> {
+        match &self.inner {
+            vouch::Verdict::Refused(r) => Some(r.reask_text()),
+            vouch::Verdict::Accepted(_) => None,
+        }
+    }
+
+    /// The verdict as `vouch check --json` prints it, byte for byte
+    /// (without the newline).
+    fn to_json(&self) -> String {
+        vouch_bind::verdict_json(&self.inner)
+    }
+
+    /// Truthiness would be ambiguous (accepted? passed?), and guessing it
+    /// is the bug vouch exists for: say which.
+    fn __bool__(&self) -> PyResult<bool> {
+        Err(PyTypeError::new_err(
+            "a Verdict has no truth value: test verdict.passed (accepted, no finding) or verdict.accepted",
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        let problems = self.inner.problems();
+        match problems.first() {
+            None => format!(
+                "Verdict(outcome={:?}, passed={}, findings={}, repairs={})",
+                self.inner.outcome(),
+                if self.inner.is_pass() { "True" } else { "False" },
+                self.inner.findings().len(),
+                self.inner.repairs().len()
+            ),
+            Some(first) => format!(
+                "Verdict(outcome={:?}, problems={}, first={:?})",
+                self.inner.outcome(),
+                problems.len(),
+                first.message
+            ),
+        }
+    }
+}
+
+/// A compiled contract: JSON Schema with `x-vouch`, one for the check, the
+/// provider's schema and the prompt.
+#[pyclass(subclass, frozen, module = "vouch._vouch", name = "Contract")]
+struct Contract {
+    inner: Arc<vouch::Contract>,
+}
+
+fn contract_error(py: Python<'_>, mistakes: &[vouch_bind::ContractMistake]) -> PyErr {
+    let message = mistakes.iter().map(|m| m.message.as_str()).collect::<Vec<_>>().join("\n");
+    let err = ContractError::new_err(message);
+    let list = mistakes
+        .iter()
+        .map(|m| {
+            let d = PyDict::new(py);
+            d.set_item("kind", m.kind)?;
+            d.set_item("keyword", &m.keyword)?;
+            d.set_item("location", &m.location)?;
+            d.set_item("message", &m.message)?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>();
+    match list {
+        Ok(list) => match err.value(py).setattr("mistakes", list) {
+            Ok(()) => err,
+            Err(e) => e,
+        },
+        Err(e) => e,
+    }
+}
+
+#[pymethods]
+impl Contract {
+    /// Compile a contract from its document: a dict, or JSON text (str or bytes).
+    #[new]
+    fn new(py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = if schema.is_instance_of::<PyDict>() {
+            let dumped = py.import("json")?.call_method1("dumps", (schema,)).and_then(|s| s.extract::<String>());
+            match dumped {
+                Ok(s) => Raw::Str(PyString::new(py, &s).extract::<PyBackedStr>()?),
+                Err(e) => {
+                    let mistake = vouch_bind::ContractMistake {
+                        kind: "not_json",
+                        keyword: String::new(),
+                        location: String::new(),
+                        message: format!("the contract is not JSON: {e}"),
+                    };
+                    return Err(contract_error(py, &[mistake]));
+                }
+            }
+        } else {
+            raw(schema, "the contract")?
+        };
+        match py.detach(|| vouch_bind::compile(text.as_ref())) {
+            Ok(c) => Ok(Self { inner: Arc::new(c) }),
+            Err(mistakes) => Err(contract_error(py, &mistakes)),
+        }
+    }
+
+    /// Check one reply (str or bytes, exactly as the model sent it). The GIL
+    /// is released while it is checked.
+    fn check(&self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+        let r = raw(raw_reply, "a reply")?;
+        let contract = &self.inner;
+        Ok(Verdict::new(py.detach(|| contract.check(r.as_ref()))))
+    }
+
+    /// Check many replies across all cores, with the GIL released, in order.
+    fn check_many(&self, py: Python<'_>, raws: &Bound<'_, PyAny>) -> PyResult<Vec<Verdict>> {
+        let replies = raws.try_iter()?.map(|r| raw(&r?, "each reply")).collect::<PyResult<Vec<Raw>>>()?;
+        let contract = &self.inner;
+        let verdicts = py.detach(|| vouch_bind::check_many(contract, &replies));
+        Ok(verdicts.into_iter().map(Verdict::new).collect())
+    }
+
+    /// Plain-language instructions for the model, from the same contract.
+    fn prompt(&self) -> String {
+        self.inner.prompt()
+    }
+
+    /// The schema to send the provider (`openai`, `anthropic`, `gemini`,
+    /// `json-schema`); with `name`, wrapped as the request's `response_format`.
+    #[pyo3(signature = (provider = "openai", name = None))]
+    fn schema<'py>(&self, py: Python<'py>, provider: &str, name: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+        let Some(p) = vouch::Provider::from_name(provider) else {
+            return Err(PyValueError::new_err(format!(
+                "unknown provider {provider:?}: one of openai, anthropic, gemini, json-schema"
+            )));
+        };
+        let exported = match name {
+            Some(name) => self.inner.provider_schema(p, name),
+            None => self.inner.bare_provider_schema(p),
+        };
+        match exported {
+            Ok(v) => json_to_py(py, &v),
+            Err(e) => Err(ExportError::new_err(e.to_string())),
+        }
+    }
+
+    /// Keywords the contract holds that vouch does not know, as `(location, keyword)`.
+    #[getter]
+    fn unknown_keywords(&self) -> Vec<(String, String)> {
+        self.inner.unknown_keywords().to_vec()
+    }
+}
+
+/// One ask's rounds (the state machine; `vouch.rounds` drives it).
+#[pyclass(module = "vouch._vouch", name = "Rounds")]
+struct Rounds {
+    inner: vouch_bind::Rounds,
+}
+
+fn verdict_of(v: Option<&vouch::Verdict>) -> Option<Verdict> {
+    v.map(|v| Verdict::new(v.clone()))
+}
+
+#[pymethods]
+impl Rounds {
+    #[new]
+    #[pyo3(signature = (contract, max_rounds, fallback = None))]
+    fn new(contract: &Bound<'_, Contract>, max_rounds: usize, fallback: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let fallback = fallback.map(|f| raw(f, "the fallback's JSON")).transpose()?;
+        let inner = vouch_bind::Rounds::new(
+            Arc::clone(&contract.get().inner),
+            max_rounds,
+            fallback.as_ref().map(AsRef::as_ref),
+        )
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Self { inner })
+    }
+
+    /// The first round's system message: the contract's instructions after
+    /// the caller's own system message, if any.
+    #[pyo3(signature = (callers_own = None))]
+    fn system_message(&self, callers_own: Option<&str>) -> String {
+        vouch_bind::system_message(&self.inner.contract().prompt(), callers_own)
+    }
+
+    /// Check the reply; `None` when done, else `(assistant, user)`: the
+    /// messages to add before calling again (`assistant` is `None` when the
+    /// model sent nothing).
+    fn reply(&mut self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>) -> PyResult<Option<(Option<String>, String)>> {
+        let r = raw(raw_reply, "the reply")?;
+        let inner = &mut self.inner;
+        Ok(match py.detach(|| inner.reply(r.as_ref())) {
+            vouch_bind::Step::Done => None,
+            vouch_bind::Step::AskAgain { assistant, user } => Some((assistant, user)),
+        })
+    }
+
+    #[getter]
+    fn outcome(&self) -> &'static str {
+        self.inner.outcome()
+    }
+
+    #[getter]
+    fn source(&self) -> Option<&'static str> {
+        self.inner.source()
+    }
+
+    #[getter]
+    fn verdicts(&self) -> Vec<Verdict> {
+        self.inner.verdicts().iter().map(|v| Verdict::new(v.clone())).collect()
+    }
+
+    #[getter]
+    fn fallback(&self) -> Option<Verdict> {
+        verdict_of(self.inner.fallback())
+    }
+
+    #[getter]
+    fn answer(&self) -> Option<Verdict> {
+        verdict_of(self.inner.answer())
+    }
+}
+
+#[pymodule]
+fn _vouch(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Contract>()?;
+    m.add_class::<Verdict>()?;
+    m.add_class::<Problem>()?;
+    m.add_class::<Repair>()?;
+    m.add_class::<Finding>()?;
+    m.add_class::<Rounds>()?;
+    m.add("ContractError", m.py().get_type::<ContractError>())?;
+    m.add("ExportError", m.py().get_type::<ExportError>())?;
+    Ok(())
+}

@@ -1,0 +1,98 @@
+"""`vouch.rounds` with the official OpenAI Python SDK as `call`, against a
+scripted fake on loopback: the re-ask is the core's words, then refuse and
+keep the last good value, marked."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, List
+
+import pytest
+from openai import AsyncOpenAI, OpenAI
+
+import vouch
+from conftest import ROOT
+
+PLATE = vouch.Contract((ROOT / "examples/contracts/plate.json").read_bytes())
+GOOD = '{"productPresent": false, "productTextPresent": false, "garbledText": false}'
+ASK = [{"role": "user", "content": "Is anything left on the plate?"}]
+
+
+def _call(client: OpenAI) -> Any:
+    def call(messages: List[Any]) -> Any:
+        return client.chat.completions.create(model="fake", messages=messages).choices[0].message.content
+
+    return call
+
+
+def test_an_accepted_first_reply_is_one_round(fake_model: Any) -> None:
+    fake = fake_model([GOOD])
+    client = OpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)
+    outcome = vouch.rounds(PLATE, _call(client), messages=ASK)
+    assert (outcome.outcome, outcome.source, outcome.passed, len(outcome.rounds)) == ("accepted", "model", True, 1)
+    assert outcome.value == {"productPresent": False, "productTextPresent": False, "garbledText": False}
+    sent = fake.seen[0]
+    assert sent[0] == {"role": "system", "content": PLATE.prompt()}
+    assert sent[1:] == ASK
+
+
+def test_refused_replies_are_asked_again_in_the_core_s_words(fake_model: Any) -> None:
+    fake = fake_model(['{"productPresent": "no"}', "", GOOD])
+    client = OpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)
+    own = [{"role": "system", "content": "You read plates."}, *ASK]
+    outcome = vouch.rounds(PLATE, _call(client), max_rounds=3, messages=own)
+    assert (outcome.outcome, outcome.source, len(outcome.rounds)) == ("accepted", "model", 3)
+    first, second, third = fake.seen
+    assert first[0]["content"] == "You read plates.\n\n" + PLATE.prompt()
+    reask = PLATE.check('{"productPresent": "no"}').reask()
+    assert second[2:] == [
+        {"role": "assistant", "content": '{"productPresent": "no"}'},
+        {"role": "user", "content": reask},
+    ]
+    assert reask is not None and reask.startswith("Your reply was refused. Problems:\n")
+    # An empty reply adds no assistant message, only the re-ask.
+    assert third[4:] == [{"role": "user", "content": PLATE.check("").reask()}]
+    assert [v.outcome for v in outcome.rounds] == ["refused", "refused", "accepted"]
+
+
+def test_every_round_refused_keeps_the_last_good_value_marked(fake_model: Any) -> None:
+    fake = fake_model(["{}", "[]"])
+    client = OpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)
+    last_good = {"productPresent": True, "productTextPresent": False, "garbledText": False}
+    outcome = vouch.rounds(PLATE, _call(client), max_rounds=2, fallback=last_good, messages=ASK)
+    assert (outcome.outcome, outcome.source, outcome.is_fallback, outcome.passed) == ("refused", "fallback", True, False)
+    assert outcome.value == last_good
+    assert [v.problems[0].class_ for v in outcome.rounds] == ["no_answer", "no_answer"]
+    assert len(fake.seen) == 2
+
+
+def test_a_fallback_that_fails_the_contract_is_not_handed_over(fake_model: Any) -> None:
+    fake = fake_model(["true", "true"])
+    client = OpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)
+    outcome = vouch.rounds(PLATE, _call(client), fallback={"productPresent": "maybe"}, messages=ASK)
+    assert (outcome.outcome, outcome.source, outcome.value) == ("refused", None, None)
+    assert outcome.fallback is not None and not outcome.fallback.accepted
+    no_fallback = vouch.rounds(PLATE, lambda m: "nope", max_rounds=1)
+    assert (no_fallback.source, no_fallback.value, len(no_fallback.rounds)) == (None, None, 1)
+
+
+def test_the_async_twin_with_the_async_sdk(fake_model: Any) -> None:
+    fake = fake_model(['{"productPresent": 1}', GOOD])
+    client = AsyncOpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)
+
+    async def call(messages: List[Any]) -> Any:
+        reply = await client.chat.completions.create(model="fake", messages=messages)
+        return reply.choices[0].message.content
+
+    outcome = asyncio.run(vouch.rounds_async(PLATE, call, messages=ASK))
+    assert (outcome.outcome, outcome.source, len(outcome.rounds)) == ("accepted", "model", 2)
+    assert fake.seen[1][-1] == {"role": "user", "content": PLATE.check('{"productPresent": 1}').reask()}
+
+
+def test_bad_arguments_are_refused_up_front() -> None:
+    with pytest.raises(ValueError, match="max_rounds must be at least 1"):
+        vouch.rounds(PLATE, lambda m: GOOD, max_rounds=0)
+    with pytest.raises(TypeError, match="must return the reply's text"):
+        vouch.rounds(PLATE, lambda m: 42)  # type: ignore[arg-type, return-value]
+    with pytest.raises(ValueError):
+        vouch.rounds(PLATE, lambda m: GOOD, fallback={"x": float("nan")})
