@@ -1,0 +1,143 @@
+"""Replies per second on the shared bench corpus, in one process, one core:
+vouch's Python binding (check, value built) against Pydantic 2 strict
+(model_validate_json) and jsonschema-rs on orjson.loads; then check_many
+across threads. Run by bench/python/run, which says how."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple
+
+import jsonschema_rs
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+import vouch
+
+
+class PlateCheck(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    productPresent: bool
+    productTextPresent: bool
+    garbledText: bool
+
+
+class Criterion(BaseModel):
+    criterion: str
+    status: Literal["pass", "partial", "fail", "unknown"]
+    reason: str
+
+
+class EligibilityVerdict(BaseModel):
+    verdict: Literal["eligible", "maybe", "not_eligible"]
+    matchScore: int = Field(default=None, ge=0, le=100)  # type: ignore[assignment]
+    summary: str = Field(min_length=1)
+    criteria: List[Criterion]
+    recommendations: List[str] = Field(default=None)  # type: ignore[assignment]
+
+
+MODELS: Dict[str, Any] = {"plate_check": PlateCheck, "eligibility_verdict": EligibilityVerdict}
+
+
+def load(corpus: Path) -> List[Tuple[str, str, Optional[str]]]:
+    out = []
+    with corpus.open() as f:
+        for line in f:
+            r = json.loads(line)
+            out.append((r["contract"], r["raw"], r["fault"]))
+    return out
+
+
+def timed(name: str, replies: List[Tuple[str, str, Optional[str]]], judge: Dict[str, Callable[[str], bool]]) -> Dict[str, Any]:
+    best = None
+    for _ in range(3):
+        start = time.perf_counter()
+        accepted_faulty = 0
+        accepted = 0
+        for contract, raw, fault in replies:
+            ok = judge[contract](raw)
+            accepted += ok
+            accepted_faulty += ok and fault is not None
+        took = time.perf_counter() - start
+        best = took if best is None else min(best, took)
+    assert best is not None
+    return {"name": name, "seconds": best, "per_s": len(replies) / best, "accepted": accepted, "faulty_accepted": accepted_faulty}
+
+
+def main() -> None:
+    corpus, contracts = Path(sys.argv[1]), Path(sys.argv[2])
+    replies = load(corpus)
+    names = sorted({c for c, _, _ in replies})
+    schemas = {n: (contracts / f"{n}.schema.json").read_text() for n in names}
+    vc = {n: vouch.Contract(s) for n, s in schemas.items()}
+    rs = {n: jsonschema_rs.validator_for(json.loads(s)) for n, s in schemas.items()}
+
+    def vouch_judge(c: vouch.Contract) -> Callable[[str], bool]:
+        def judge(raw: str) -> bool:
+            v = c.check(raw)
+            if v.accepted:
+                v.value  # noqa: B018 (the value is built: what a caller pays)
+                return True
+            return False
+
+        return judge
+
+    def pydantic_judge(m: Any) -> Callable[[str], bool]:
+        def judge(raw: str) -> bool:
+            try:
+                m.model_validate_json(raw, strict=True)
+                return True
+            except ValidationError:
+                return False
+
+        return judge
+
+    def rs_judge(v: Any) -> Callable[[str], bool]:
+        def judge(raw: str) -> bool:
+            try:
+                return bool(v.is_valid(orjson.loads(raw)))
+            except orjson.JSONDecodeError:
+                return False
+
+        return judge
+
+    rows = [
+        timed("vouch check + value", replies, {n: vouch_judge(vc[n]) for n in names}),
+        timed("pydantic strict (model_validate_json)", replies, {n: pydantic_judge(MODELS[n]) for n in names}),
+        timed("jsonschema-rs on orjson.loads", replies, {n: rs_judge(rs[n]) for n in names}),
+    ]
+    many = {}
+    for threads in (1, 2):
+        env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
+        out = subprocess.run([sys.executable, __file__, "--many", str(corpus), str(contracts)], env=env, capture_output=True, text=True, check=True)
+        many[threads] = float(out.stdout.strip())
+    print(json.dumps({"replies": len(replies), "rows": rows, "check_many": many}))
+
+
+def many() -> None:
+    corpus, contracts = Path(sys.argv[2]), Path(sys.argv[3])
+    replies = load(corpus)
+    by: Dict[str, List[str]] = {}
+    for c, raw, _ in replies:
+        by.setdefault(c, []).append(raw)
+    vc = {n: vouch.Contract((contracts / f"{n}.schema.json").read_text()) for n in by}
+    best = None
+    for _ in range(3):
+        start = time.perf_counter()
+        for n, raws in by.items():
+            for v in vc[n].check_many(raws):
+                if v.accepted:
+                    v.value  # noqa: B018
+        took = time.perf_counter() - start
+        best = took if best is None else min(best, took)
+    assert best is not None
+    print(len(replies) / best)
+
+
+if __name__ == "__main__":
+    many() if sys.argv[1] == "--many" else main()
