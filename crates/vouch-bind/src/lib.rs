@@ -15,6 +15,7 @@
 //! - [`build`] with a [`Build`]: the vouched text walked once into the
 //!   binding's own objects (no JSON round trip, no `serde_json::Value`).
 //! - [`check_many`]: many replies across the cores.
+//! - [`Stream`]: a reply checked while it streams, the contract owned.
 //! - [`Rounds`]: ask, check, ask again in the core's words, then refuse and
 //!   keep the last good value, marked — with the caller's own model client.
 //!
@@ -29,9 +30,11 @@
 
 mod build;
 mod rounds;
+mod stream;
 
 pub use build::{build, build_value, Build};
 pub use rounds::{Rounds, RoundsError, Step};
+pub use stream::Stream;
 
 use rayon::prelude::*;
 use vouch::{CompileError, CompileErrorKind, Contract, Verdict};

@@ -353,6 +353,26 @@ impl<'c> StreamCheck<'c> {
         self.pass.partial(&self.text)
     }
 
+    /// [`StreamCheck::finish`] for a check held in place (a binding's object
+    /// holds it, and cannot give it away): the verdict on everything fed,
+    /// and the check starts again, empty, for the next reply.
+    ///
+    /// ```
+    /// let contract = vouch::Contract::from_json_str(r#"{"type": "boolean"}"#)?;
+    /// let mut stream = contract.stream();
+    /// stream.feed("tr");
+    /// stream.feed("ue");
+    /// assert!(stream.finish_and_restart().is_pass());
+    /// assert_eq!(stream.received(), 0);
+    /// stream.feed("1");
+    /// assert!(!stream.finish_and_restart().is_accepted());
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    #[must_use]
+    pub fn finish_and_restart(&mut self) -> Verdict {
+        std::mem::replace(self, StreamCheck::new(self.contract)).finish()
+    }
+
     /// The reply has ended: the verdict [`Contract::check`] gives on all of
     /// it, byte for byte.
     #[must_use]
