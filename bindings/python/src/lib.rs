@@ -79,8 +79,7 @@ impl<'py> Build for Objects<'py> {
         Ok(PyString::new(self.0, v).into_any())
     }
     fn key(&mut self, k: &str) -> PyResult<Self::Value> {
-        // Keys repeat across replies: one string object each.
-        Ok(PyString::intern(self.0, k).into_any())
+        Ok(cached_key(self.0, k).into_any())
     }
     fn list(&mut self, len: Option<usize>) -> PyResult<Self::List> {
         Ok(Vec::with_capacity(len.unwrap_or(0).min(1024)))
@@ -101,6 +100,44 @@ impl<'py> Build for Objects<'py> {
     fn end_map(&mut self, map: Self::Map) -> PyResult<Self::Value> {
         Ok(map.into_any())
     }
+}
+
+/// Slots in each thread's key cache (a power of two).
+const KEY_SLOTS: usize = 1024;
+/// Longer keys are not cached (they rarely repeat, and hashing them costs).
+const KEY_CACHE_MAX_LEN: usize = 64;
+
+/// A key's text and the string object made for it.
+type KeySlot = Option<(Box<str>, Py<PyString>)>;
+
+thread_local! {
+    /// Object keys repeat across replies (they are the contract's property
+    /// names): each thread keeps the last string object made for each slot,
+    /// so a key already seen is one reference count, not a new string, a
+    /// hash and an intern lookup.
+    static KEYS: std::cell::RefCell<Vec<KeySlot>> =
+        std::cell::RefCell::new((0..KEY_SLOTS).map(|_| None).collect());
+}
+
+fn cached_key<'py>(py: Python<'py>, k: &str) -> Bound<'py, PyString> {
+    if k.len() > KEY_CACHE_MAX_LEN {
+        return PyString::new(py, k);
+    }
+    // FNV-1a: short keys, no need for DoS resistance (a collision only
+    // replaces the slot's entry).
+    let hash = k.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let slot = usize::try_from(hash).unwrap_or(0) & (KEY_SLOTS - 1);
+    KEYS.with_borrow_mut(|slots| {
+        let Some(entry) = slots.get_mut(slot) else { return PyString::new(py, k) };
+        if let Some((text, object)) = entry {
+            if **text == *k {
+                return object.bind(py).clone();
+            }
+        }
+        let object = PyString::intern(py, k);
+        *entry = Some((k.into(), object.clone().unbind()));
+        object
+    })
 }
 
 fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
@@ -421,6 +458,11 @@ impl Contract {
         Ok(verdicts.into_iter().map(Verdict::new).collect())
     }
 
+    /// A check of one reply fed piece by piece as it streams.
+    fn stream(&self) -> StreamCheck {
+        StreamCheck { inner: vouch_bind::Stream::new(Arc::clone(&self.inner)) }
+    }
+
     /// Plain-language instructions for the model, from the same contract.
     fn prompt(&self) -> String {
         self.inner.prompt()
@@ -445,10 +487,78 @@ impl Contract {
         }
     }
 
+    /// The contract's document as compact JSON text (what compiles to this
+    /// contract again: how it travels to a Spark executor).
+    #[getter]
+    fn document(&self) -> String {
+        vouch::to_json_string(self.inner.document())
+    }
+
     /// Keywords the contract holds that vouch does not know, as `(location, keyword)`.
     #[getter]
     fn unknown_keywords(&self) -> Vec<(String, String)> {
         self.inner.unknown_keywords().to_vec()
+    }
+}
+
+/// A reply checked while it streams: `feed` each piece as it comes; stop the
+/// model at the first `"refused"`; `finish()` is `check`'s verdict on all of it.
+#[pyclass(module = "vouch._vouch", name = "StreamCheck")]
+struct StreamCheck {
+    inner: vouch_bind::Stream,
+}
+
+fn progress_name(p: vouch::Progress) -> &'static str {
+    match p {
+        vouch::Progress::Pending => "pending",
+        vouch::Progress::Refused => "refused",
+    }
+}
+
+#[pymethods]
+impl StreamCheck {
+    /// Feed the next piece (str or bytes, any size): `"pending"` while some
+    /// completion could still be accepted, `"refused"` once none can.
+    fn feed(&mut self, piece: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+        let r = raw(piece, "a piece")?;
+        Ok(progress_name(self.inner.feed(r.as_ref())))
+    }
+
+    /// `"pending"` or `"refused"`.
+    #[getter]
+    fn progress(&self) -> &'static str {
+        progress_name(self.inner.progress())
+    }
+
+    /// Why it is refused (empty while pending).
+    #[getter]
+    fn problems(&self) -> Vec<Problem> {
+        self.inner.problems().iter().map(Problem::of).collect()
+    }
+
+    /// The bytes received when the refusal became certain (`None` while pending).
+    #[getter]
+    fn decided_at(&self) -> Option<usize> {
+        self.inner.decided_at()
+    }
+
+    /// Bytes received so far.
+    #[getter]
+    fn received(&self) -> usize {
+        self.inner.received()
+    }
+
+    /// The value so far, for a display while the rest streams; never a vouched value.
+    #[getter]
+    fn partial<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.inner.partial().map(|v| json_to_py(py, &v)).transpose()
+    }
+
+    /// The verdict `check` gives on everything fed, byte for byte; the check
+    /// then starts again, empty.
+    fn finish(&mut self, py: Python<'_>) -> Verdict {
+        let inner = &mut self.inner;
+        Verdict::new(py.detach(|| inner.finish()))
     }
 }
 
@@ -530,6 +640,7 @@ fn _vouch(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Repair>()?;
     m.add_class::<Finding>()?;
     m.add_class::<Rounds>()?;
+    m.add_class::<StreamCheck>()?;
     m.add("ContractError", m.py().get_type::<ContractError>())?;
     m.add("ExportError", m.py().get_type::<ExportError>())?;
     Ok(())

@@ -17,6 +17,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def shared_dir() -> Path:
+    """The shared material (VOUCH_SHARED, default ../shared): a test that needs it
+    says so loudly without it, and fails under CI=true."""
+    shared = Path(os.environ.get("VOUCH_SHARED", ROOT.parent / "shared"))
+    if not (shared / "bench/gen.py").is_file():
+        message = f"the shared material is not at {shared} (set VOUCH_SHARED)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return shared
+
+
 @pytest.fixture(scope="session")
 def vouch_bin() -> Path:
     """The vouch CLI: $VOUCH_BIN, else the workspace's debug or release build."""

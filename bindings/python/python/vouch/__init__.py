@@ -30,7 +30,7 @@ from typing import (
 )
 
 from ._vouch import Contract as _NativeContract
-from ._vouch import ContractError, ExportError, Finding, Problem, Repair, Verdict
+from ._vouch import ContractError, ExportError, Finding, Problem, Repair, StreamCheck, Verdict
 from ._vouch import Rounds as _Rounds
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ __all__ = [
     "Problem",
     "Refused",
     "Repair",
+    "StreamCheck",
     "Verdict",
     "rounds",
     "rounds_async",

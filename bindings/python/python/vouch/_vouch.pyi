@@ -83,14 +83,37 @@ class Verdict:
     def to_json(self) -> str:
         """``vouch check --json``'s object, byte for byte."""
 
+class StreamCheck:
+    """A reply checked while it streams."""
+
+    def feed(self, piece: Union[str, bytes]) -> str:
+        """``"pending"`` while some completion could be accepted, ``"refused"`` once none can."""
+    @property
+    def progress(self) -> str: ...
+    @property
+    def problems(self) -> List[Problem]: ...
+    @property
+    def decided_at(self) -> Optional[int]: ...
+    @property
+    def received(self) -> int: ...
+    @property
+    def partial(self) -> Any:
+        """The value so far, for a display; never a vouched value."""
+    def finish(self) -> Verdict:
+        """``check``'s verdict on everything fed; the check then starts again."""
+
 class Contract:
     """A compiled contract."""
 
     def __init__(self, schema: Union[Dict[str, Any], str, bytes]) -> None: ...
     def check(self, raw: Union[str, bytes]) -> Verdict: ...
     def check_many(self, raws: Iterable[Union[str, bytes]]) -> List[Verdict]: ...
+    def stream(self) -> StreamCheck: ...
     def prompt(self) -> str: ...
     def schema(self, provider: str = "openai", name: Optional[str] = None) -> Dict[str, Any]: ...
+    @property
+    def document(self) -> str:
+        """The contract's document as compact JSON text."""
     @property
     def unknown_keywords(self) -> List[Tuple[str, str]]: ...
 
