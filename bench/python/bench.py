@@ -97,6 +97,12 @@ def main() -> None:
 
         return judge
 
+    def verdict_judge(c: vouch.Contract) -> Callable[[str], bool]:
+        def judge(raw: str) -> bool:
+            return c.check(raw).accepted
+
+        return judge
+
     def pydantic_judge(m: Any) -> Callable[[str], bool]:
         def judge(raw: str) -> bool:
             try:
@@ -119,6 +125,7 @@ def main() -> None:
     rows = timed(
         [
             ("vouch check + value", {n: vouch_judge(vc[n]) for n in names}),
+            ("vouch check (verdict only)", {n: verdict_judge(vc[n]) for n in names}),
             ("pydantic strict (model_validate_json)", {n: pydantic_judge(MODELS[n]) for n in names}),
             ("jsonschema-rs on orjson.loads", {n: rs_judge(rs[n]) for n in names}),
         ],
