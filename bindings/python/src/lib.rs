@@ -401,7 +401,7 @@ fn contract_error(py: Python<'_>, mistakes: &[vouch_bind::ContractMistake]) -> P
         .iter()
         .map(|m| {
             let d = PyDict::new(py);
-            d.set_item("kind", m.kind)?;
+            d.set_item("kind", &m.kind)?;
             d.set_item("keyword", &m.keyword)?;
             d.set_item("location", &m.location)?;
             d.set_item("message", &m.message)?;
@@ -422,24 +422,22 @@ impl Contract {
     /// Compile a contract from its document: a dict, or JSON text (str or bytes).
     #[new]
     fn new(py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = if schema.is_instance_of::<PyDict>() {
+        let compiled = if schema.is_instance_of::<PyDict>() {
             let dumped = py.import("json")?.call_method1("dumps", (schema,)).and_then(|s| s.extract::<String>());
             match dumped {
-                Ok(s) => Raw::Str(PyString::new(py, &s).extract::<PyBackedStr>()?),
-                Err(e) => {
-                    let mistake = vouch_bind::ContractMistake {
-                        kind: "not_json",
-                        keyword: String::new(),
-                        location: String::new(),
-                        message: format!("the contract is not JSON: {e}"),
-                    };
-                    return Err(contract_error(py, &[mistake]));
-                }
+                Ok(text) => py.detach(|| vouch_bind::compile(text.as_bytes())),
+                Err(e) => Err(vec![vouch_bind::ContractMistake {
+                    kind: "not_json".to_owned(),
+                    keyword: String::new(),
+                    location: String::new(),
+                    message: format!("the contract is not JSON: {e}"),
+                }]),
             }
         } else {
-            raw(schema, "the contract")?
+            let text = raw(schema, "the contract")?;
+            py.detach(|| vouch_bind::compile(text.as_ref()))
         };
-        match py.detach(|| vouch_bind::compile(text.as_ref())) {
+        match compiled {
             Ok(c) => Ok(Self { inner: Arc::new(c) }),
             Err(mistakes) => Err(contract_error(py, &mistakes)),
         }
