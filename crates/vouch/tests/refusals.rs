@@ -117,6 +117,24 @@ fn number_overflow_inside_a_value_has_its_path() {
 }
 
 #[test]
+fn a_number_problem_shows_the_number_not_the_reply_after_it() {
+    let any = contract(json!({}));
+    for (raw, code, got) in [
+        (r#"{"a": [1, 1e400, null, false], "b": 2}"#, "number_overflow", "1e400"),
+        (r#"[18446744073709551615, "x"]"#, "imprecise_number", "18446744073709551615"),
+        (r#"{"a": -0.1000000000000000000000000001}"#, "imprecise_number", "-0.1000000000000000000000000001"),
+    ] {
+        let problems = any.check(raw).problems().to_vec();
+        let first = problems.first().unwrap();
+        assert_eq!((first.code.as_str(), first.got.as_str()), (code, got), "{raw}");
+        // The same while streaming.
+        let mut stream = any.stream();
+        stream.feed(raw);
+        assert_eq!(stream.finish().problems(), &problems[..], "{raw}");
+    }
+}
+
+#[test]
 fn contract_refusals() {
     let c = contract(json!({
         "type": "object",

@@ -70,7 +70,15 @@ pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
         ProblemCode::AmbiguousReply => ("exactly one JSON value", e.detail.clone()),
         _ => ("strict JSON", at("not JSON: ")),
     };
-    let got = text.get(e.offset..).map(excerpt_text).unwrap_or_default();
+    let rest = text.get(e.offset..).unwrap_or_default();
+    let got = match e.code {
+        // A number problem is about that number: show it, not the reply after it.
+        ProblemCode::NumberOverflow | ProblemCode::ImpreciseNumber => {
+            let end = rest.find(|c: char| !matches!(c, '0'..='9' | '-' | '+' | '.' | 'e' | 'E')).unwrap_or(rest.len());
+            excerpt_text(rest.get(..end).unwrap_or(rest))
+        }
+        _ => excerpt_text(rest),
+    };
     let mut p = Problem::new(e.code, &e.path, expected.to_owned(), got, &sentence);
     p.position = Some(pos);
     p
