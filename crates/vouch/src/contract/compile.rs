@@ -739,8 +739,13 @@ impl<'a> Compiler<'a> {
             return Ok(None);
         }
         if matches!(name, "starts_with" | "ends_with" | "includes") {
-            // Zod 4 names the check and writes its argument as the pattern beside it.
-            return if map.contains_key("pattern") {
+            // Zod 4 names the check and writes its argument as the pattern beside it,
+            // or, with more than one such check, as patterns in the `allOf` beside it.
+            let in_all_of = match map.get("allOf") {
+                Some(Value::Array(parts)) => parts.iter().any(|p| p.get("pattern").is_some()),
+                _ => false,
+            };
+            return if map.contains_key("pattern") || in_all_of {
                 Ok(None)
             } else {
                 refuse(&format!("Zod's {name:?} carries its argument in a `pattern` beside it, and there is none"))
