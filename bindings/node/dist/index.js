@@ -1,0 +1,346 @@
+"use strict";
+/**
+ * vouch for Node and TypeScript: nothing a model says reaches your code
+ * unless vouch vouches for it.
+ *
+ * A contract (JSON Schema with `x-vouch`, or a Zod 4 schema) checks each
+ * reply exactly as the model sent it and fails closed: unreadable, cut off,
+ * missing, null or wrong-typed is *refused*, told apart from a real finding.
+ *
+ * @example
+ * ```ts
+ * import { Contract } from "vouch";
+ * const plate = new Contract<{ ok: boolean }>({
+ *   type: "object", required: ["ok"], properties: { ok: { type: "boolean" } },
+ * });
+ * const verdict = plate.check('{"ok": true}');
+ * if (verdict.passed) console.log(verdict.value.ok); // typed: boolean
+ * plate.check("{}").problems[0].code;                 // "missing"
+ * ```
+ *
+ * @packageDocumentation
+ */
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.Contract = exports.StreamCheck = exports.VouchRefused = exports.ExportError = exports.ContractError = void 0;
+exports.rounds = rounds;
+exports.streamCheck = streamCheck;
+const zod_1 = require("./zod");
+// The addon: built by the package's install script (cargo), or by `npm run generate`.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const addon = require("../vouch.node");
+/** The contract does not compile: `mistakes` lists every one, with keyword and location. */
+class ContractError extends Error {
+    /** Every mistake in the document, in order. */
+    mistakes;
+    constructor(mistakes) {
+        super(mistakes.map((m) => m.message).join("\n"));
+        this.name = "ContractError";
+        this.mistakes = mistakes;
+    }
+}
+exports.ContractError = ContractError;
+/** The provider cannot express the contract without weakening it, or is unknown. */
+class ExportError extends Error {
+    /** `unknown_provider` or `cannot_export`. */
+    code;
+    constructor(code, message) {
+        super(message);
+        this.name = "ExportError";
+        this.code = code;
+    }
+}
+exports.ExportError = ExportError;
+const NO_VALUE = Symbol("no value yet");
+/** The one implementation behind the three shapes of `Verdict`. */
+class VerdictImpl {
+    #native;
+    #value = NO_VALUE;
+    constructor(v) {
+        this.#native = v;
+    }
+    get outcome() {
+        return this.#native.outcome;
+    }
+    get passed() {
+        return this.#native.passed;
+    }
+    get accepted() {
+        return this.#native.accepted;
+    }
+    get json() {
+        return this.#native.json ?? undefined;
+    }
+    get value() {
+        if (this.#value === NO_VALUE) {
+            const text = this.#native.json;
+            // The vouched text: compact, keys unique, every value checked. JSON.parse
+            // makes `__proto__` an own data property, never the object's prototype.
+            this.#value = text == null ? undefined : JSON.parse(text);
+        }
+        return this.#value;
+    }
+    get problems() {
+        return this.#native.problems;
+    }
+    get repairs() {
+        return this.#native.repairs;
+    }
+    get findings() {
+        return this.#native.findings;
+    }
+    reask() {
+        return this.#native.reask();
+    }
+    toJSON() {
+        return this.#native.text();
+    }
+    /** A verdict has no truth value: test `passed` or `accepted`. */
+    [Symbol.toPrimitive]() {
+        throw new TypeError("a Verdict has no primitive value: test verdict.passed (accepted, no finding) or verdict.accepted");
+    }
+    get [Symbol.toStringTag]() {
+        return "Verdict";
+    }
+}
+function wrap(v) {
+    return new VerdictImpl(v);
+}
+/** The contract refused the reply; `verdict` carries every problem. */
+class VouchRefused extends Error {
+    /** The refusal, with its problems. */
+    verdict;
+    constructor(verdict) {
+        super("the reply was refused: " + verdict.problems.map((p) => p.message).join("; "));
+        this.name = "VouchRefused";
+        this.verdict = verdict;
+    }
+}
+exports.VouchRefused = VouchRefused;
+/** A reply checked while it streams. */
+class StreamCheck {
+    #native;
+    /** @internal */
+    constructor(s) {
+        this.#native = s;
+    }
+    /**
+     * Feed the next piece (a string or Buffer of any size; a character split
+     * across pieces is fine): `"pending"` while some completion could still be
+     * accepted, `"refused"` once none can (stop the model then).
+     */
+    feed(piece) {
+        return this.#native.feed(piece);
+    }
+    /** `"pending"` or `"refused"`. */
+    get progress() {
+        return this.#native.progress;
+    }
+    /** Why it is refused (empty while pending). */
+    get problems() {
+        return this.#native.problems;
+    }
+    /** The bytes received when the refusal became certain (null while pending). */
+    get decidedAt() {
+        return this.#native.decidedAt;
+    }
+    /** Bytes received so far. */
+    get received() {
+        return this.#native.received;
+    }
+    /** The value so far, for a display while the rest streams: never a vouched value. */
+    get partial() {
+        return this.#native.partial ?? undefined;
+    }
+    /** The verdict `check` gives on everything fed, byte for byte; the check then starts again, empty. */
+    finish() {
+        return wrap(this.#native.finish());
+    }
+}
+exports.StreamCheck = StreamCheck;
+/** How many replies `checkMany` hands the worker at a time: small enough that
+ * copying them in and wrapping their verdicts never holds the event loop for
+ * long, large enough that the crossing is paid rarely. */
+const CHUNK = 2048;
+/**
+ * A compiled contract: one document for the check, the provider's schema and
+ * the prompt. `T` is the type of a vouched value: give it yourself, or let
+ * `Contract.fromZod` infer it.
+ */
+class Contract {
+    #native;
+    /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
+    constructor(document) {
+        let text;
+        if (typeof document === "string" || Buffer.isBuffer(document)) {
+            text = document;
+        }
+        else {
+            try {
+                text = JSON.stringify(document);
+            }
+            catch (e) {
+                throw new ContractError([{ kind: "not_json", keyword: "", location: "", message: `the contract is not JSON: ${String(e)}` }]);
+            }
+            if (typeof text !== "string") {
+                throw new ContractError([{ kind: "not_json", keyword: "", location: "", message: "the contract is not JSON" }]);
+            }
+        }
+        const compiled = addon.compile(text);
+        if (Array.isArray(compiled))
+            throw new ContractError(compiled);
+        this.#native = compiled;
+    }
+    /**
+     * The contract of a Zod 4 schema: its JSON Schema (`schema.toJSONSchema()`,
+     * the output side), with `x-vouch` declared through `.meta()`. A part Zod
+     * would check but JSON Schema cannot say (`.refine`, `.superRefine`,
+     * `.check` with a function, `.trim()`-like overwrites, transforms, dates)
+     * is refused with its path, never dropped: vouch would not check it.
+     */
+    static fromZod(schema) {
+        const made = (0, zod_1.fromZodSchema)(schema);
+        if ("mistakes" in made)
+            throw new ContractError(made.mistakes);
+        return new Contract(made.document);
+    }
+    /** Check one reply, exactly as the model sent it. */
+    check(raw) {
+        return wrap(this.#native.check(raw));
+    }
+    /**
+     * The vouched value, or throw `VouchRefused` carrying the verdict. A gate
+     * finding does not throw (test `check(raw).passed` for a gate).
+     */
+    parse(raw) {
+        const verdict = this.check(raw);
+        if (!verdict.accepted)
+            throw new VouchRefused(verdict);
+        return verdict.value;
+    }
+    /**
+     * Check many replies on worker threads, across the cores, in order. The
+     * event loop is never held for long: replies cross in chunks.
+     */
+    async checkMany(raws) {
+        const all = Array.isArray(raws) ? raws : Array.from(raws);
+        const out = new Array(all.length);
+        let done = 0;
+        // The next chunk is copied in while the worker checks this one.
+        let pending = all.length > 0 ? this.#native.checkMany(all.slice(0, CHUNK)) : null;
+        for (let start = 0; pending !== null; start += CHUNK) {
+            const next = start + CHUNK < all.length ? this.#native.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
+            const verdicts = await pending;
+            for (const v of verdicts)
+                out[done++] = wrap(v);
+            pending = next;
+        }
+        return out;
+    }
+    /** A check of one reply fed piece by piece as it streams (see `streamCheck` for the OpenAI SDK's stream). */
+    stream() {
+        return new StreamCheck(this.#native.stream());
+    }
+    /** Plain-language instructions for the model, from the same contract. */
+    prompt() {
+        return this.#native.prompt();
+    }
+    /**
+     * The schema to send the provider (`openai`, `anthropic`, `gemini`,
+     * `json-schema`); with `name`, wrapped as the request's `response_format`.
+     * Throws `ExportError` when the provider cannot say the contract without
+     * weakening it.
+     */
+    schema(provider = "openai", name) {
+        const exported = this.#native.schema(provider, name);
+        if (exported.schema == null)
+            throw new ExportError(exported.error ?? "cannot_export", exported.message ?? "cannot export");
+        return exported.schema;
+    }
+    /** The contract's document as compact JSON text (compiles to this contract again). */
+    get document() {
+        return this.#native.document;
+    }
+    /** Keywords the contract holds that vouch does not know. */
+    get unknownKeywords() {
+        return this.#native.unknownKeywords;
+    }
+    /** @internal */
+    get native() {
+        return this.#native;
+    }
+}
+exports.Contract = Contract;
+/**
+ * Ask with your own client, check each reply, ask again in the core's
+ * words, then refuse and keep the last good value, marked.
+ *
+ * `call(messages)` sends the conversation (OpenAI chat format) and returns
+ * the reply's text. Never throws for a refusal; your client's errors pass
+ * through.
+ */
+async function rounds(contract, call, options = {}) {
+    const { maxRounds = 2, fallback, messages = [] } = options;
+    const fallbackText = fallback === undefined ? null : JSON.stringify(fallback);
+    let state;
+    try {
+        state = new addon.NativeRounds(contract.native, maxRounds, fallbackText);
+    }
+    catch (e) {
+        throw new RangeError(e instanceof Error ? e.message : String(e));
+    }
+    const convo = [...messages];
+    const first = convo[0];
+    if (first !== undefined && first.role === "system" && typeof first.content === "string") {
+        convo[0] = { ...first, content: state.systemMessage(first.content) };
+    }
+    else {
+        convo.unshift({ role: "system", content: state.systemMessage() });
+    }
+    for (;;) {
+        const reply = await call([...convo]);
+        if (reply != null && typeof reply !== "string" && !Buffer.isBuffer(reply)) {
+            throw new TypeError(`call(messages) must return the reply's text (string, Buffer or null), not ${typeof reply}`);
+        }
+        // Nothing sent is refused as an empty reply: a round spent.
+        const step = state.reply(reply ?? "");
+        if (step === null)
+            break;
+        if (step.assistant != null)
+            convo.push({ role: "assistant", content: step.assistant });
+        convo.push({ role: "user", content: step.user });
+    }
+    const answer = state.answer;
+    const answered = answer === null ? null : wrap(answer);
+    const fallbackVerdict = state.fallback;
+    return {
+        outcome: state.outcome,
+        source: state.source,
+        value: answered === null || !answered.accepted ? undefined : answered.value,
+        passed: state.source === "model" && answered !== null && answered.passed,
+        rounds: state.verdicts.map((v) => wrap(v)),
+        fallback: fallbackVerdict === null ? null : wrap(fallbackVerdict),
+    };
+}
+/**
+ * Check a reply while the OpenAI Node SDK streams it: feeds each chunk's
+ * `delta.content` to a `StreamCheck` and yields the progress after each one.
+ * Stop reading (and abort the stream) at the first `"refused"`; when it
+ * ends, `finish()` is `check`'s verdict on the whole reply.
+ *
+ * ```ts
+ * const live = contract.stream();
+ * for await (const progress of streamCheck(live, await client.chat.completions.create({ ..., stream: true }))) {
+ *   if (progress === "refused") break; // the model cannot get it right now: stop paying for it
+ * }
+ * const verdict = live.finish();
+ * ```
+ */
+async function* streamCheck(check, chunks) {
+    for await (const chunk of chunks) {
+        const piece = chunk.choices?.[0]?.delta?.content;
+        const progress = typeof piece === "string" && piece.length > 0 ? check.feed(piece) : check.progress;
+        yield progress;
+        if (progress === "refused")
+            return;
+    }
+}

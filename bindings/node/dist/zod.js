@@ -1,0 +1,117 @@
+"use strict";
+/**
+ * Zod 4 schemas as contracts, without importing Zod: the schema brings its
+ * own `toJSONSchema`, and its definition tree is read for what that method
+ * drops without a word.
+ */
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.unsaid = unsaid;
+exports.fromZodSchema = fromZodSchema;
+/** The checks Zod runs that JSON Schema cannot say: `toJSONSchema` drops them. */
+const UNSAID_CHECKS = {
+    custom: "a refinement (.refine, .superRefine or .check with a function)",
+    overwrite: "an overwrite (.trim(), .toLowerCase(), .toUpperCase(), .normalize() or .overwrite()), which changes the value Zod hands over,",
+};
+/** The wrapper types whose one inner schema is the value's own. */
+const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest"];
+function isZod(x) {
+    return typeof x === "object" && x !== null && "_zod" in x && typeof x._zod === "object";
+}
+function defOf(s) {
+    const def = s._zod.def;
+    return typeof def === "object" && def !== null ? def : {};
+}
+function pointerPart(key) {
+    return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+/**
+ * Every place in the schema where Zod would check something the exported
+ * JSON Schema does not say, with the path of the value it applies to
+ * (`/*` for each item or member). Walked with an explicit stack, each schema
+ * once (recursive `z.lazy` schemas end).
+ */
+function unsaid(root) {
+    const mistakes = [];
+    const seen = new Set();
+    const stack = [[root, ""]];
+    while (stack.length > 0) {
+        const [schema, path] = stack.pop();
+        if (seen.has(schema))
+            continue;
+        seen.add(schema);
+        const def = defOf(schema);
+        const checks = Array.isArray(def.checks) ? def.checks : [];
+        for (const check of checks) {
+            const kind = isZod(check) ? defOf(check).check : undefined;
+            if (typeof kind === "string" && kind in UNSAID_CHECKS) {
+                const at = path === "" ? "(root)" : path;
+                mistakes.push({
+                    kind: "unexportable",
+                    keyword: kind === "custom" ? "refine" : kind,
+                    location: path,
+                    message: `${at}: ${UNSAID_CHECKS[kind]} has no JSON Schema, so vouch would not check it: say it with a constraint JSON Schema has (min, max, regex, enum…) or an x-vouch repair (trim, …), or check it after vouch`,
+                });
+            }
+        }
+        const push = (child, at) => {
+            if (isZod(child))
+                stack.push([child, at]);
+        };
+        if (typeof def.shape === "object" && def.shape !== null) {
+            for (const [key, child] of Object.entries(def.shape))
+                push(child, `${path}/${pointerPart(key)}`);
+        }
+        if (Array.isArray(def.options))
+            for (const child of def.options)
+                push(child, path);
+        if (Array.isArray(def.items))
+            def.items.forEach((child, i) => push(child, `${path}/${i}`));
+        for (const key of INNER_KEYS) {
+            const child = def[key];
+            const itemwise = key === "element" || key === "valueType" || key === "rest";
+            push(child, key === "keyType" ? path : itemwise ? `${path}/*` : path);
+        }
+        if (def.type === "lazy" && typeof def.getter === "function") {
+            try {
+                push(def.getter(), path);
+            }
+            catch {
+                // toJSONSchema reports a getter that throws.
+            }
+        }
+    }
+    return mistakes;
+}
+/** The document of a Zod schema's contract, or why there is none. */
+function fromZodSchema(schema) {
+    if (!isZod(schema) || typeof schema.toJSONSchema !== "function") {
+        return {
+            mistakes: [
+                {
+                    kind: "not_zod",
+                    keyword: "",
+                    location: "",
+                    message: "Contract.fromZod takes a Zod 4 schema (one with .toJSONSchema()); for Zod 3 or zod/mini, pass z.toJSONSchema(schema) to new Contract()",
+                },
+            ],
+        };
+    }
+    const mistakes = unsaid(schema);
+    let exported;
+    try {
+        // The output side: what the model's reply must already be, with no
+        // transform left to run; a default makes its field required.
+        exported = schema.toJSONSchema({ target: "draft-2020-12", io: "output", unrepresentable: "throw", cycles: "ref", reused: "inline" });
+    }
+    catch (e) {
+        mistakes.push({
+            kind: "unexportable",
+            keyword: "",
+            location: "",
+            message: `(root): Zod cannot write this schema as JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+        });
+    }
+    if (mistakes.length > 0)
+        return { mistakes };
+    return { document: JSON.stringify(exported) };
+}

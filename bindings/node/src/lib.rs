@@ -1,0 +1,480 @@
+//! The native half of vouch for Node: argument handling and JavaScript
+//! objects over vouch-bind. Every decision (what a reply is, what it means,
+//! what to ask again) is the core's; the TypeScript in `ts/` gives it its
+//! typed face (`Contract<T>`, `Verdict<T>`, `rounds`, Zod).
+//!
+//! The JavaScript side only ever sees what this file returns; its
+//! declarations (`native.d.ts`) are written by napi-rs from these items.
+
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Either, Env, Result, Task};
+use napi_derive::napi;
+
+/// A reply as the caller gave it, a string or a Buffer (read in place), is
+/// an `Either<String, BufferSlice>`, spelled out in each signature so napi-rs
+/// writes its declaration.
+fn bytes<'a>(raw: &'a Either<String, BufferSlice<'_>>) -> &'a [u8] {
+    match raw {
+        Either::A(text) => text.as_bytes(),
+        Either::B(buffer) => buffer,
+    }
+}
+
+/// A reply copied off the JavaScript heap, to be checked on another thread.
+enum Owned {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Owned {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Owned::Text(t) => t.as_bytes(),
+            Owned::Bytes(b) => b,
+        }
+    }
+}
+
+/// Where a reading problem is in the raw reply.
+#[napi(object)]
+pub struct Position {
+    /// 1-based line.
+    pub line: i64,
+    /// 1-based column, in characters.
+    pub column: i64,
+    /// Byte offset.
+    pub offset: i64,
+}
+
+/// One reason a reply was refused.
+#[napi(object)]
+pub struct Problem {
+    /// Stable code, e.g. `not_allowed` (docs/problems.md).
+    pub code: String,
+    /// `no_answer` (the model did not answer) or `bad_answer`.
+    pub class: String,
+    /// RFC 6901 JSON Pointer into the reply (`""`: the whole reply).
+    pub path: String,
+    /// What the contract expected, in words.
+    pub expected: String,
+    /// A short, bounded excerpt of what the reply had.
+    pub got: String,
+    /// A sentence a person can read, starting with the path.
+    pub message: String,
+    /// Where in the raw reply, for reading problems.
+    pub position: Option<Position>,
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+impl Problem {
+    fn of(p: &vouch::Problem) -> Self {
+        Self {
+            code: p.code.as_str().to_owned(),
+            class: p.class.as_str().to_owned(),
+            path: p.path.clone(),
+            expected: p.expected.clone(),
+            got: p.got.clone(),
+            message: p.message.clone(),
+            position: p.position.map(|p| Position {
+                line: to_i64(p.line),
+                column: to_i64(p.column),
+                offset: to_i64(p.offset),
+            }),
+        }
+    }
+}
+
+fn problems_of(list: &[vouch::Problem]) -> Vec<Problem> {
+    list.iter().map(Problem::of).collect()
+}
+
+/// A change a declared repair rule made to the reply.
+#[napi(object)]
+pub struct Repair {
+    /// JSON Pointer of the repaired value.
+    pub path: String,
+    /// The rule that made the change (`coerce`, `clamp`, `trim`, …).
+    pub rule: String,
+    /// The value before (a bounded excerpt for long values).
+    pub before: serde_json::Value,
+    /// The value after.
+    pub after: serde_json::Value,
+    /// A sentence, e.g. `/score: "80" coerced to 80`.
+    pub message: String,
+}
+
+/// A gate finding: the model answered, and its answer is a real problem.
+#[napi(object)]
+pub struct Finding {
+    /// JSON Pointer of the value the finding is about.
+    pub path: String,
+    /// The contract's message.
+    pub message: String,
+}
+
+/// One mistake in a contract document.
+#[napi(object)]
+pub struct ContractMistake {
+    /// The kind, in snake case (`not_json`, `unknown_keyword`, `bad_pattern`, …).
+    pub kind: String,
+    /// The keyword at fault (`""` when none).
+    pub keyword: String,
+    /// JSON Pointer of the schema node holding it (`""`: the root).
+    pub location: String,
+    /// The whole line: `LOCATION: KEYWORD: WHAT`.
+    pub message: String,
+}
+
+/// A keyword the contract holds that vouch does not know.
+#[napi(object)]
+pub struct UnknownKeyword {
+    /// JSON Pointer of the schema node.
+    pub location: String,
+    /// The keyword.
+    pub keyword: String,
+}
+
+/// The contract's verdict on one reply (the TypeScript `Verdict` wraps it).
+#[napi]
+pub struct NativeVerdict {
+    inner: vouch::Verdict,
+}
+
+#[napi]
+impl NativeVerdict {
+    /// `"accepted"` or `"refused"`.
+    #[napi(getter, ts_return_type = "'accepted' | 'refused'")]
+    pub fn outcome(&self) -> &'static str {
+        self.inner.outcome()
+    }
+
+    /// Accepted and no gate finding.
+    #[napi(getter)]
+    pub fn passed(&self) -> bool {
+        self.inner.is_pass()
+    }
+
+    /// The contract accepted the reply (it may still carry findings).
+    #[napi(getter)]
+    pub fn accepted(&self) -> bool {
+        self.inner.is_accepted()
+    }
+
+    /// The accepted value as compact JSON text (repairs made; keys unique).
+    #[napi(getter)]
+    pub fn json(&self) -> Option<String> {
+        match &self.inner {
+            vouch::Verdict::Accepted(a) => Some(a.json().into_owned()),
+            vouch::Verdict::Refused(_) => None,
+        }
+    }
+
+    /// Why the reply was refused (empty when accepted).
+    #[napi(getter)]
+    pub fn problems(&self) -> Vec<Problem> {
+        problems_of(self.inner.problems())
+    }
+
+    /// Every change the contract's declared repairs made.
+    #[napi(getter)]
+    pub fn repairs(&self) -> Vec<Repair> {
+        self.inner
+            .repairs()
+            .iter()
+            .map(|r| Repair {
+                path: r.path.clone(),
+                rule: r.rule.clone(),
+                before: r.before.clone(),
+                after: r.after.clone(),
+                message: r.message.clone(),
+            })
+            .collect()
+    }
+
+    /// The gate's findings on an accepted reply.
+    #[napi(getter)]
+    pub fn findings(&self) -> Vec<Finding> {
+        self.inner.findings().iter().map(|f| Finding { path: f.path.clone(), message: f.message.clone() }).collect()
+    }
+
+    /// The user message vouch asks again with after this refusal.
+    #[napi]
+    pub fn reask(&self) -> Option<String> {
+        match &self.inner {
+            vouch::Verdict::Refused(r) => Some(r.reask_text()),
+            vouch::Verdict::Accepted(_) => None,
+        }
+    }
+
+    /// The verdict as `vouch check --json` prints it, byte for byte (no newline).
+    #[napi]
+    pub fn text(&self) -> String {
+        vouch_bind::verdict_json(&self.inner)
+    }
+}
+
+fn verdict(inner: vouch::Verdict) -> NativeVerdict {
+    NativeVerdict { inner }
+}
+
+/// The provider's schema, or why it cannot be written.
+#[napi(object)]
+pub struct Exported {
+    /// The schema, when it could be written without weakening the contract.
+    pub schema: Option<serde_json::Value>,
+    /// `unknown_provider` or `cannot_export`, when it could not.
+    pub error: Option<String>,
+    /// The reason, in words.
+    pub message: Option<String>,
+}
+
+/// A compiled contract (the TypeScript `Contract` wraps it).
+#[napi]
+pub struct NativeContract {
+    inner: Arc<vouch::Contract>,
+}
+
+/// Compile a contract from its document's JSON text: the contract, or every
+/// mistake in the document.
+#[napi]
+pub fn compile(document: Either<String, BufferSlice<'_>>) -> Either<NativeContract, Vec<ContractMistake>> {
+    match vouch_bind::compile(bytes(&document)) {
+        Ok(c) => Either::A(NativeContract { inner: Arc::new(c) }),
+        Err(mistakes) => Either::B(
+            mistakes
+                .into_iter()
+                .map(|m| ContractMistake { kind: m.kind, keyword: m.keyword, location: m.location, message: m.message })
+                .collect(),
+        ),
+    }
+}
+
+/// Many replies checked off the event loop, across the cores.
+pub struct CheckMany {
+    contract: Arc<vouch::Contract>,
+    replies: Vec<Owned>,
+}
+
+impl Task for CheckMany {
+    type Output = Vec<vouch::Verdict>;
+    type JsValue = Vec<NativeVerdict>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(vouch_bind::check_many(&self.contract, &self.replies))
+    }
+
+    fn resolve(&mut self, _: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output.into_iter().map(verdict).collect())
+    }
+}
+
+#[napi]
+impl NativeContract {
+    /// Check one reply, exactly as the model sent it.
+    #[napi]
+    pub fn check(&self, raw: Either<String, BufferSlice<'_>>) -> NativeVerdict {
+        verdict(self.inner.check(bytes(&raw)))
+    }
+
+    /// Check many replies on a worker thread (all cores), in order; the
+    /// replies are copied first, so the caller may reuse its buffers.
+    #[napi(ts_return_type = "Promise<NativeVerdict[]>")]
+    pub fn check_many(&self, raws: Vec<Either<String, Buffer>>) -> AsyncTask<CheckMany> {
+        let replies = raws
+            .into_iter()
+            .map(|r| match r {
+                Either::A(text) => Owned::Text(text),
+                Either::B(buffer) => Owned::Bytes(buffer.to_vec()),
+            })
+            .collect();
+        AsyncTask::new(CheckMany { contract: Arc::clone(&self.inner), replies })
+    }
+
+    /// A check of one reply fed piece by piece as it streams.
+    #[napi]
+    pub fn stream(&self) -> NativeStream {
+        NativeStream { inner: vouch_bind::Stream::new(Arc::clone(&self.inner)) }
+    }
+
+    /// Plain-language instructions for the model, from the same contract.
+    #[napi]
+    pub fn prompt(&self) -> String {
+        self.inner.prompt()
+    }
+
+    /// The schema to send the provider (`openai`, `anthropic`, `gemini`,
+    /// `json-schema`); with `name`, wrapped as the request's `response_format`.
+    #[napi]
+    pub fn schema(&self, provider: String, name: Option<String>) -> Exported {
+        let Some(p) = vouch::Provider::from_name(&provider) else {
+            return Exported {
+                schema: None,
+                error: Some("unknown_provider".to_owned()),
+                message: Some(format!("unknown provider {provider:?}: one of openai, anthropic, gemini, json-schema")),
+            };
+        };
+        let exported = match name {
+            Some(name) => self.inner.provider_schema(p, &name),
+            None => self.inner.bare_provider_schema(p),
+        };
+        match exported {
+            Ok(schema) => Exported { schema: Some(schema), error: None, message: None },
+            Err(e) => Exported { schema: None, error: Some("cannot_export".to_owned()), message: Some(e.to_string()) },
+        }
+    }
+
+    /// The contract's document as compact JSON text.
+    #[napi(getter)]
+    pub fn document(&self) -> String {
+        vouch::to_json_string(self.inner.document())
+    }
+
+    /// Keywords the contract holds that vouch does not know.
+    #[napi(getter)]
+    pub fn unknown_keywords(&self) -> Vec<UnknownKeyword> {
+        self.inner
+            .unknown_keywords()
+            .iter()
+            .map(|(location, keyword)| UnknownKeyword { location: location.clone(), keyword: keyword.clone() })
+            .collect()
+    }
+}
+
+fn progress_name(p: vouch::Progress) -> &'static str {
+    match p {
+        vouch::Progress::Pending => "pending",
+        vouch::Progress::Refused => "refused",
+    }
+}
+
+/// A reply checked while it streams.
+#[napi]
+pub struct NativeStream {
+    inner: vouch_bind::Stream,
+}
+
+#[napi]
+impl NativeStream {
+    /// Feed the next piece (any size; a character split across pieces is
+    /// fine): `"pending"` while some completion could still be accepted,
+    /// `"refused"` once none can.
+    #[napi(ts_return_type = "'pending' | 'refused'")]
+    pub fn feed(&mut self, piece: Either<String, BufferSlice<'_>>) -> &'static str {
+        progress_name(self.inner.feed(bytes(&piece)))
+    }
+
+    /// `"pending"` or `"refused"`.
+    #[napi(getter, ts_return_type = "'pending' | 'refused'")]
+    pub fn progress(&self) -> &'static str {
+        progress_name(self.inner.progress())
+    }
+
+    /// Why it is refused (empty while pending).
+    #[napi(getter)]
+    pub fn problems(&self) -> Vec<Problem> {
+        problems_of(self.inner.problems())
+    }
+
+    /// The bytes received when the refusal became certain.
+    #[napi(getter)]
+    pub fn decided_at(&self) -> Option<i64> {
+        self.inner.decided_at().map(to_i64)
+    }
+
+    /// Bytes received so far.
+    #[napi(getter)]
+    pub fn received(&self) -> i64 {
+        to_i64(self.inner.received())
+    }
+
+    /// The value so far, for a display while the rest streams; never vouched.
+    #[napi(getter)]
+    pub fn partial(&self) -> Option<serde_json::Value> {
+        self.inner.partial()
+    }
+
+    /// The verdict `check` gives on everything fed; the check then starts
+    /// again, empty.
+    #[napi]
+    pub fn finish(&mut self) -> NativeVerdict {
+        verdict(self.inner.finish())
+    }
+}
+
+/// The messages to add before calling the model again.
+#[napi(object)]
+pub struct AskAgain {
+    /// The refused reply, as the assistant's message (absent when it was empty).
+    pub assistant: Option<String>,
+    /// The core's words asking again.
+    pub user: String,
+}
+
+/// One ask's rounds: the state machine `rounds()` drives.
+#[napi]
+pub struct NativeRounds {
+    inner: vouch_bind::Rounds,
+}
+
+#[napi]
+impl NativeRounds {
+    /// Rounds of `contract`, at most `max_rounds` (1 to 100), with an
+    /// optional fallback (JSON text) kept if it passes the contract.
+    #[napi(constructor)]
+    pub fn new(contract: &NativeContract, max_rounds: u32, fallback: Option<String>) -> Result<Self> {
+        let max = usize::try_from(max_rounds).unwrap_or(usize::MAX);
+        vouch_bind::Rounds::new(Arc::clone(&contract.inner), max, fallback.as_deref().map(str::as_bytes))
+            .map(|inner| Self { inner })
+            .map_err(|e| napi::Error::from_reason(e.to_string()))
+    }
+
+    /// The first round's system message: the contract's instructions after
+    /// the caller's own system message, if any.
+    #[napi]
+    pub fn system_message(&self, callers_own: Option<String>) -> String {
+        vouch_bind::system_message(&self.inner.contract().prompt(), callers_own.as_deref())
+    }
+
+    /// Check the reply: `null` when done, else the messages to add.
+    #[napi]
+    pub fn reply(&mut self, raw: Either<String, BufferSlice<'_>>) -> Option<AskAgain> {
+        match self.inner.reply(bytes(&raw)) {
+            vouch_bind::Step::Done => None,
+            vouch_bind::Step::AskAgain { assistant, user } => Some(AskAgain { assistant, user }),
+        }
+    }
+
+    /// `"accepted"` or `"refused"` (also when the fallback is returned).
+    #[napi(getter, ts_return_type = "'accepted' | 'refused'")]
+    pub fn outcome(&self) -> &'static str {
+        self.inner.outcome()
+    }
+
+    /// `"model"`, `"fallback"`, or null when there is no value.
+    #[napi(getter, ts_return_type = "'model' | 'fallback' | null")]
+    pub fn source(&self) -> Option<&'static str> {
+        self.inner.source()
+    }
+
+    /// Every round's verdict, in order.
+    #[napi(getter)]
+    pub fn verdicts(&self) -> Vec<NativeVerdict> {
+        self.inner.verdicts().iter().map(|v| verdict(v.clone())).collect()
+    }
+
+    /// The fallback's own verdict, when one was given.
+    #[napi(getter)]
+    pub fn fallback(&self) -> Option<NativeVerdict> {
+        self.inner.fallback().map(|v| verdict(v.clone()))
+    }
+
+    /// The verdict whose value is handed over (the accepted reply's, or the fallback's).
+    #[napi(getter)]
+    pub fn answer(&self) -> Option<NativeVerdict> {
+        self.inner.answer().map(|v| verdict(v.clone()))
+    }
+}

@@ -1,0 +1,55 @@
+// checkMany checks on worker threads: the event loop keeps turning while 100,000
+// replies are checked, and the verdicts are check's, in order.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Contract } from "vouch";
+import { EXAMPLES } from "./common.mjs";
+
+const plate = new Contract(readFileSync(join(EXAMPLES, "contracts/plate.json")));
+
+test("a timer keeps ticking while checkMany checks 100,000 replies", async () => {
+  const kinds = [
+    (i) => `{"productPresent":${i % 3 === 0},"productTextPresent":false,"garbledText":false}`,
+    (i) => `{"productPresent":false,"productTextPresent":false,"garbledText":"no ${i}"}`,
+    (i) => `\`\`\`json\n{"productPresent":false,"productTextPresent":false,"garbledText":false}\n\`\`\``,
+    (i) => `{"productPresent":false,"productPresent":true,"garbledText":false,"x":"${"y".repeat(i % 200)}"}`,
+  ];
+  const raws = Array.from({ length: 100_000 }, (_, i) => kinds[i % kinds.length](i));
+  const ticks = [];
+  const timer = setInterval(() => ticks.push(performance.now()), 2);
+  const started = performance.now();
+  const verdicts = await plate.checkMany(raws);
+  const elapsed = performance.now() - started;
+  clearInterval(timer);
+  assert.equal(verdicts.length, raws.length);
+  let worst = 0;
+  for (let i = 1; i < ticks.length; i++) worst = Math.max(worst, ticks[i] - ticks[i - 1]);
+  console.log(`checkMany: 100,000 replies in ${elapsed.toFixed(0)} ms; the timer ticked ${ticks.length} times, longest gap ${worst.toFixed(1)} ms`);
+  assert.ok(ticks.length >= 10, `the timer ticked ${ticks.length} times in ${elapsed.toFixed(0)} ms`);
+  // Held for the whole check, the loop would show one gap as long as all of it.
+  assert.ok(worst < Math.max(100, elapsed / 4), `the event loop was held for ${worst.toFixed(1)} ms of ${elapsed.toFixed(0)}`);
+  for (let i = 0; i < raws.length; i += 997) assert.equal(verdicts[i].toJSON(), plate.check(raws[i]).toJSON(), raws[i]);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => verdicts[i].outcome),
+    ["accepted", "refused", "refused", "refused"], // a wrong type, a fence (plate declares no fence repair), a repeated key
+  );
+});
+
+test("checkMany takes any iterable, Buffers too, and an empty one", async () => {
+  assert.deepEqual(await plate.checkMany([]), []);
+  function* gen() {
+    yield Buffer.from("{}");
+    yield "[]";
+  }
+  const v = await plate.checkMany(gen());
+  assert.deepEqual(v.map((x) => x.problems[0].code), ["missing", "wrong_type"]);
+});
+
+test("a verdict has no truth value: the bug vouch exists for is not guessed at", () => {
+  const v = plate.check("{}");
+  assert.throws(() => `${v}`, TypeError);
+  assert.throws(() => +v, TypeError);
+  assert.equal(Object.prototype.toString.call(v), "[object Verdict]");
+});
