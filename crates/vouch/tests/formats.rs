@@ -96,9 +96,8 @@ fn zod_checks_named_as_formats_are_carried_by_their_pattern() {
     assert!(accepts(&c, &json!("axb")) && !accepts(&c, &json!("ab")));
     // Two such checks: Zod 4 names the last and writes each argument in `allOf`
     // (z.string().startsWith("x").endsWith("y")).
-    let c = contract(
-        json!({"type": "string", "format": "ends_with", "allOf": [{"pattern": "^x.*"}, {"pattern": ".*y$"}]}),
-    );
+    let c =
+        contract(json!({"type": "string", "format": "ends_with", "allOf": [{"pattern": "^x.*"}, {"pattern": ".*y$"}]}));
     assert!(accepts(&c, &json!("xaby")) && !accepts(&c, &json!("xab")) && !accepts(&c, &json!("aby")));
     let e = Contract::from_value(json!({"type": "string", "format": "ends_with"})).unwrap_err();
     assert_eq!(e.kind, CompileErrorKind::UnknownFormat);
