@@ -60,6 +60,19 @@ function timed(rows, rounds = 5) {
   return rows.map(([name]) => ({ name, seconds: best[name], per_s: replies.length / best[name], accepted: counts[name][0], faulty_accepted: counts[name][1] }));
 }
 
+/** The peers' path as their users write it: JSON.parse, unreadable text refused, then `judge`. */
+function parsed(judge) {
+  return (raw) => {
+    let value;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return false;
+    }
+    return judge(value);
+  };
+}
+
 let sink = 0;
 if (mode === "--many") {
   // checkMany over the whole corpus per contract (it crosses in chunks itself).
@@ -92,24 +105,8 @@ if (mode === "--many") {
       return true;
     })],
     ["vouch check (verdict only)", each((n) => (raw) => vc[n].check(raw).accepted)],
-    ["JSON.parse + Ajv 8", each((n) => (raw) => {
-      let value;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        return false;
-      }
-      return av[n](value);
-    })],
-    ["Zod 4 safeParse(JSON.parse)", each((n) => (raw) => {
-      let value;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        return false;
-      }
-      return ZOD[n].safeParse(value).success;
-    })],
+    ["JSON.parse + Ajv 8", each((n) => parsed((value) => av[n](value)))],
+    ["Zod 4 safeParse(JSON.parse)", each((n) => parsed((value) => ZOD[n].safeParse(value).success))],
   ]);
   const many = {};
   for (const threads of [1, 2]) {
