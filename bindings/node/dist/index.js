@@ -51,48 +51,106 @@ class ExportError extends Error {
 }
 exports.ExportError = ExportError;
 const NO_VALUE = Symbol("no value yet");
-/** The one implementation behind the three shapes of `Verdict`. */
+/** What the native `check` answers for a reply that passed exactly as sent. */
+const PASSED_AS_SENT = 0;
+/** How a verdict's line starts (`vouch check --json`, the core's one shape). */
+const ACCEPTED_LINE = '{"outcome":"accepted",';
+const PASSED_LINE = '{"outcome":"accepted","pass":true,';
+/** JSON's white space at either end of a text. */
+const JSON_WS_EDGES = /^[ \t\n\r]+|[ \t\n\r]+$/g;
+/**
+ * The one implementation behind the three shapes of `Verdict`. It holds the
+ * least the native check could answer, and asks for the rest when it is read:
+ * - a pass as sent: the reply's own text, which *is* the vouched text (the
+ *   value is read from it; nothing crossed back but a number);
+ * - any other verdict from `check`: its line (what `toJSON()` returns), read
+ *   on first ask, with the reply kept to look again for the re-ask message
+ *   and the vouched text;
+ * - a whole native verdict (a stream's, a round's).
+ */
 class VerdictImpl {
+    #contract;
+    #raw;
+    /** Passed as sent: `#raw` is the reply's text, and the vouched text. */
+    #sent;
+    #line;
     #native;
+    #read = null;
     #value = NO_VALUE;
-    constructor(v) {
-        this.#native = v;
+    constructor(contract, raw, line, whole) {
+        this.#contract = contract;
+        this.#raw = raw;
+        this.#sent = line === null && whole === null;
+        this.#line = line;
+        this.#native = whole;
+    }
+    /** The whole native verdict, looked up again from the reply when first needed. */
+    #whole() {
+        if (this.#native === null) {
+            // #contract and #raw are set whenever #native is not (see `answered`).
+            this.#native = this.#contract.verdict(this.#raw);
+        }
+        return this.#native;
+    }
+    #lineRead() {
+        if (this.#read === null)
+            this.#read = JSON.parse(this.#line);
+        return this.#read;
     }
     get outcome() {
-        return this.#native.outcome;
+        return this.accepted ? "accepted" : "refused";
     }
     get passed() {
-        return this.#native.passed;
+        if (this.#sent)
+            return true;
+        return this.#line !== null ? this.#line.startsWith(PASSED_LINE) : this.#whole().passed;
     }
     get accepted() {
-        return this.#native.accepted;
+        if (this.#sent)
+            return true;
+        return this.#line !== null ? this.#line.startsWith(ACCEPTED_LINE) : this.#whole().accepted;
     }
     get json() {
-        return this.#native.json ?? undefined;
+        if (this.#sent)
+            return this.#raw.replace(JSON_WS_EDGES, "");
+        return this.accepted ? (this.#whole().json ?? undefined) : undefined;
     }
     get value() {
         if (this.#value === NO_VALUE) {
-            const text = this.#native.json;
-            // The vouched text: compact, keys unique, every value checked. JSON.parse
-            // makes `__proto__` an own data property, never the object's prototype.
-            this.#value = text == null ? undefined : JSON.parse(text);
+            // The vouched text: keys unique, every value checked, every number read
+            // by JSON.parse as vouch read it. JSON.parse makes `__proto__` an own
+            // data property, never the object's prototype.
+            if (this.#sent)
+                this.#value = JSON.parse(this.#raw);
+            else if (!this.accepted)
+                this.#value = undefined;
+            else if (this.#line !== null)
+                this.#value = this.#lineRead().value;
+            else
+                this.#value = JSON.parse(this.#whole().json);
         }
         return this.#value;
     }
     get problems() {
-        return this.#native.problems;
+        if (this.#sent)
+            return [];
+        return this.#line !== null ? this.#lineRead().problems : this.#whole().problems;
     }
     get repairs() {
-        return this.#native.repairs;
+        if (this.#sent)
+            return [];
+        return this.#line !== null ? this.#lineRead().repairs : this.#whole().repairs;
     }
     get findings() {
-        return this.#native.findings;
+        if (this.#sent)
+            return [];
+        return this.#line !== null ? this.#lineRead().findings : this.#whole().findings;
     }
     reask() {
-        return this.#native.reask();
+        return this.accepted ? null : this.#whole().reask();
     }
     toJSON() {
-        return this.#native.text();
+        return this.#line ?? this.#whole().text();
     }
     /** A verdict has no truth value: test `passed` or `accepted`. */
     [Symbol.toPrimitive]() {
@@ -102,8 +160,18 @@ class VerdictImpl {
         return "Verdict";
     }
 }
+/** A whole native verdict (a stream's, a round's). */
 function wrap(v) {
-    return new VerdictImpl(v);
+    return new VerdictImpl(null, null, null, v);
+}
+/**
+ * The verdict from the native check's answer on `raw`. `owned`: `raw` is
+ * this package's own copy (a caller's Buffer is copied, as the caller may
+ * reuse it before the verdict is read).
+ */
+function answered(contract, raw, answer, owned) {
+    const kept = typeof raw === "string" ? raw : answer === PASSED_AS_SENT ? raw.toString("utf8") : owned ? raw : Buffer.from(raw);
+    return new VerdictImpl(contract, kept, answer === PASSED_AS_SENT ? null : answer, null);
 }
 /** The contract refused the reply; `verdict` carries every problem. */
 class VouchRefused extends Error {
@@ -168,6 +236,8 @@ const CHUNK = 2048;
  */
 class Contract {
     #native;
+    /** What the hot calls take (read back without unwrapping a class instance). */
+    #handle;
     /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
     constructor(document) {
         let text;
@@ -189,6 +259,7 @@ class Contract {
         if (Array.isArray(compiled))
             throw new ContractError(compiled);
         this.#native = compiled;
+        this.#handle = compiled.handle;
     }
     /**
      * The contract of a Zod 4 schema: its JSON Schema (`schema.toJSONSchema()`,
@@ -205,7 +276,8 @@ class Contract {
     }
     /** Check one reply, exactly as the model sent it. */
     check(raw) {
-        return wrap(this.#native.check(raw));
+        const answer = typeof raw === "string" ? addon.checkText(this.#handle, raw) : addon.checkBytes(this.#handle, raw);
+        return answered(this.#native, raw, answer, false);
     }
     /**
      * The vouched value, or throw `VouchRefused` carrying the verdict. A gate
@@ -222,16 +294,22 @@ class Contract {
      * event loop is never held for long: replies cross in chunks.
      */
     async checkMany(raws) {
-        const all = Array.isArray(raws) ? raws : Array.from(raws);
+        // A Buffer is copied now: the caller may reuse it while the chunks cross.
+        const all = [];
+        for (const raw of raws)
+            all.push(Buffer.isBuffer(raw) ? Buffer.from(raw) : raw);
         const out = new Array(all.length);
+        const contract = this.#native;
         let done = 0;
         // The next chunk is copied in while the worker checks this one.
-        let pending = all.length > 0 ? this.#native.checkMany(all.slice(0, CHUNK)) : null;
+        let pending = all.length > 0 ? contract.checkMany(all.slice(0, CHUNK)) : null;
         for (let start = 0; pending !== null; start += CHUNK) {
-            const next = start + CHUNK < all.length ? this.#native.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
-            const verdicts = await pending;
-            for (const v of verdicts)
-                out[done++] = wrap(v);
+            const next = start + CHUNK < all.length ? contract.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
+            const answers = await pending;
+            for (const answer of answers) {
+                out[done] = answered(contract, all[done], answer, true);
+                done++;
+            }
             pending = next;
         }
         return out;

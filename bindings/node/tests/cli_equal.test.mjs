@@ -46,6 +46,19 @@ for (const [name, spec] of Object.entries(EXPECT).sort()) {
     assert.deepEqual(verdict.problems.map((p) => JSON.parse(JSON.stringify(p))), shown.problems);
     assert.deepEqual(verdict.findings, shown.findings);
     assert.deepEqual(verdict.repairs, shown.repairs);
+    // However the verdict is held (the reply's own text for a pass as sent, the line,
+    // a whole native verdict from a stream), every field reads alike, in any order.
+    const live = contract.stream();
+    live.feed(raw);
+    const held = [contract.check(raw), (await contract.checkMany([raw]))[0], live.finish()];
+    const plain = (x) => (x === undefined ? x : JSON.parse(JSON.stringify(x)));
+    for (const other of held) {
+      assert.equal(other.toJSON(), text);
+      for (const field of ["value", "json", "outcome", "passed", "accepted", "problems", "repairs", "findings"]) {
+        assert.deepEqual(plain(other[field]), plain(verdict[field]), field);
+      }
+      assert.equal(other.reask(), verdict.reask());
+    }
     if (verdict.accepted) {
       assert.deepEqual(verdict.value, shown.value);
       assert.deepEqual(JSON.parse(verdict.json), shown.value);

@@ -109,50 +109,107 @@ export type Verdict<T = unknown> = Passed<T> | Flagged<T> | Refused;
 
 const NO_VALUE: unique symbol = Symbol("no value yet");
 
-/** The one implementation behind the three shapes of `Verdict`. */
+/** What the native `check` answers for a reply that passed exactly as sent. */
+const PASSED_AS_SENT = 0;
+/** How a verdict's line starts (`vouch check --json`, the core's one shape). */
+const ACCEPTED_LINE = '{"outcome":"accepted",';
+const PASSED_LINE = '{"outcome":"accepted","pass":true,';
+/** JSON's white space at either end of a text. */
+const JSON_WS_EDGES = /^[ \t\n\r]+|[ \t\n\r]+$/g;
+
+/** A verdict's line, as read. */
+interface Line {
+  value: unknown;
+  repairs: native.Repair[];
+  findings: native.Finding[];
+  problems: native.Problem[];
+}
+
+/**
+ * The one implementation behind the three shapes of `Verdict`. It holds the
+ * least the native check could answer, and asks for the rest when it is read:
+ * - a pass as sent: the reply's own text, which *is* the vouched text (the
+ *   value is read from it; nothing crossed back but a number);
+ * - any other verdict from `check`: its line (what `toJSON()` returns), read
+ *   on first ask, with the reply kept to look again for the re-ask message
+ *   and the vouched text;
+ * - a whole native verdict (a stream's, a round's).
+ */
 class VerdictImpl {
-  readonly #native: native.NativeVerdict;
+  readonly #contract: native.NativeContract | null;
+  readonly #raw: Raw | null;
+  /** Passed as sent: `#raw` is the reply's text, and the vouched text. */
+  readonly #sent: boolean;
+  readonly #line: string | null;
+  #native: native.NativeVerdict | null;
+  #read: Line | null = null;
   #value: unknown = NO_VALUE;
 
-  constructor(v: native.NativeVerdict) {
-    this.#native = v;
+  constructor(contract: native.NativeContract | null, raw: Raw | null, line: string | null, whole: native.NativeVerdict | null) {
+    this.#contract = contract;
+    this.#raw = raw;
+    this.#sent = line === null && whole === null;
+    this.#line = line;
+    this.#native = whole;
+  }
+
+  /** The whole native verdict, looked up again from the reply when first needed. */
+  #whole(): native.NativeVerdict {
+    if (this.#native === null) {
+      // #contract and #raw are set whenever #native is not (see `answered`).
+      this.#native = (this.#contract as native.NativeContract).verdict(this.#raw as Raw);
+    }
+    return this.#native;
+  }
+  #lineRead(): Line {
+    if (this.#read === null) this.#read = JSON.parse(this.#line as string) as Line;
+    return this.#read;
   }
 
   get outcome(): "accepted" | "refused" {
-    return this.#native.outcome;
+    return this.accepted ? "accepted" : "refused";
   }
   get passed(): boolean {
-    return this.#native.passed;
+    if (this.#sent) return true;
+    return this.#line !== null ? this.#line.startsWith(PASSED_LINE) : this.#whole().passed;
   }
   get accepted(): boolean {
-    return this.#native.accepted;
+    if (this.#sent) return true;
+    return this.#line !== null ? this.#line.startsWith(ACCEPTED_LINE) : this.#whole().accepted;
   }
   get json(): string | undefined {
-    return this.#native.json ?? undefined;
+    if (this.#sent) return (this.#raw as string).replace(JSON_WS_EDGES, "");
+    return this.accepted ? (this.#whole().json ?? undefined) : undefined;
   }
   get value(): unknown {
     if (this.#value === NO_VALUE) {
-      const text = this.#native.json;
-      // The vouched text: compact, keys unique, every value checked. JSON.parse
-      // makes `__proto__` an own data property, never the object's prototype.
-      this.#value = text == null ? undefined : JSON.parse(text);
+      // The vouched text: keys unique, every value checked, every number read
+      // by JSON.parse as vouch read it. JSON.parse makes `__proto__` an own
+      // data property, never the object's prototype.
+      if (this.#sent) this.#value = JSON.parse(this.#raw as string);
+      else if (!this.accepted) this.#value = undefined;
+      else if (this.#line !== null) this.#value = this.#lineRead().value;
+      else this.#value = JSON.parse(this.#whole().json as string);
     }
     return this.#value;
   }
   get problems(): native.Problem[] {
-    return this.#native.problems;
+    if (this.#sent) return [];
+    return this.#line !== null ? this.#lineRead().problems : this.#whole().problems;
   }
   get repairs(): native.Repair[] {
-    return this.#native.repairs;
+    if (this.#sent) return [];
+    return this.#line !== null ? this.#lineRead().repairs : this.#whole().repairs;
   }
   get findings(): native.Finding[] {
-    return this.#native.findings;
+    if (this.#sent) return [];
+    return this.#line !== null ? this.#lineRead().findings : this.#whole().findings;
   }
   reask(): string | null {
-    return this.#native.reask();
+    return this.accepted ? null : this.#whole().reask();
   }
   toJSON(): string {
-    return this.#native.text();
+    return this.#line ?? this.#whole().text();
   }
   /** A verdict has no truth value: test `passed` or `accepted`. */
   [Symbol.toPrimitive](): never {
@@ -163,8 +220,19 @@ class VerdictImpl {
   }
 }
 
+/** A whole native verdict (a stream's, a round's). */
 function wrap<T>(v: native.NativeVerdict): Verdict<T> {
-  return new VerdictImpl(v) as unknown as Verdict<T>;
+  return new VerdictImpl(null, null, null, v) as unknown as Verdict<T>;
+}
+
+/**
+ * The verdict from the native check's answer on `raw`. `owned`: `raw` is
+ * this package's own copy (a caller's Buffer is copied, as the caller may
+ * reuse it before the verdict is read).
+ */
+function answered<T>(contract: native.NativeContract, raw: Raw, answer: 0 | string, owned: boolean): Verdict<T> {
+  const kept = typeof raw === "string" ? raw : answer === PASSED_AS_SENT ? raw.toString("utf8") : owned ? raw : Buffer.from(raw);
+  return new VerdictImpl(contract, kept, answer === PASSED_AS_SENT ? null : answer, null) as unknown as Verdict<T>;
 }
 
 /** The contract refused the reply; `verdict` carries every problem. */
@@ -237,6 +305,8 @@ export type ContractDocument = string | Buffer | Record<string, unknown> | boole
  */
 export class Contract<T = unknown> {
   readonly #native: native.NativeContract;
+  /** What the hot calls take (read back without unwrapping a class instance). */
+  readonly #handle: native.NativeContract["handle"];
 
   /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
   constructor(document: ContractDocument) {
@@ -256,6 +326,7 @@ export class Contract<T = unknown> {
     const compiled = addon.compile(text);
     if (Array.isArray(compiled)) throw new ContractError(compiled);
     this.#native = compiled;
+    this.#handle = compiled.handle;
   }
 
   /**
@@ -273,7 +344,8 @@ export class Contract<T = unknown> {
 
   /** Check one reply, exactly as the model sent it. */
   check(raw: Raw): Verdict<T> {
-    return wrap<T>(this.#native.check(raw));
+    const answer = typeof raw === "string" ? addon.checkText(this.#handle, raw) : addon.checkBytes(this.#handle, raw);
+    return answered<T>(this.#native, raw, answer, false);
   }
 
   /**
@@ -291,15 +363,21 @@ export class Contract<T = unknown> {
    * event loop is never held for long: replies cross in chunks.
    */
   async checkMany(raws: Iterable<Raw>): Promise<Verdict<T>[]> {
-    const all = Array.isArray(raws) ? (raws as Raw[]) : Array.from(raws);
+    // A Buffer is copied now: the caller may reuse it while the chunks cross.
+    const all: Raw[] = [];
+    for (const raw of raws) all.push(Buffer.isBuffer(raw) ? Buffer.from(raw) : raw);
     const out: Verdict<T>[] = new Array(all.length);
+    const contract = this.#native;
     let done = 0;
     // The next chunk is copied in while the worker checks this one.
-    let pending = all.length > 0 ? this.#native.checkMany(all.slice(0, CHUNK)) : null;
+    let pending = all.length > 0 ? contract.checkMany(all.slice(0, CHUNK)) : null;
     for (let start = 0; pending !== null; start += CHUNK) {
-      const next = start + CHUNK < all.length ? this.#native.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
-      const verdicts = await pending;
-      for (const v of verdicts) out[done++] = wrap<T>(v);
+      const next = start + CHUNK < all.length ? contract.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
+      const answers = await pending;
+      for (const answer of answers) {
+        out[done] = answered<T>(contract, all[done] as Raw, answer, true);
+        done++;
+      }
       pending = next;
     }
     return out;

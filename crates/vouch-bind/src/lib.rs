@@ -12,6 +12,9 @@
 //!   [`ContractMistake`]s (what `vouch check --json` prints for a contract
 //!   that does not compile).
 //! - [`verdict_json`]: the verdict as `vouch check --json` prints it.
+//! - [`passed_as_sent`]: whether the caller's own reply text *is* the vouched
+//!   text, so a binding can hand the value over from the text it already
+//!   holds (no second string across the boundary).
 //! - [`build`] with a [`Build`]: the vouched text walked once into the
 //!   binding's own objects (no JSON round trip, no `serde_json::Value`).
 //! - [`check_many`]: many replies across the cores.
@@ -103,10 +106,61 @@ pub fn verdict_json(verdict: &Verdict) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// True when `verdict` is a pass of `raw` exactly as sent: accepted, no
+/// repair, no finding, and the vouched text ([`vouch::Accepted::json`]) is
+/// `raw` itself without the JSON white space around it. Then any JSON
+/// reader reads from `raw` the value vouch checked (the core's promise for
+/// a text accepted as sent), and a binding need not carry the text back.
+///
+/// ```
+/// let contract = vouch_bind::compile(br#"{"type": "object", "properties": {"n": {"type": "integer",
+///     "x-vouch": {"repair": ["coerce"]}}}}"#).map_err(|m| m[0].message.clone())?;
+/// let sent = " {\"n\": 1}\n";
+/// assert!(vouch_bind::passed_as_sent(&contract.check(sent), sent.as_bytes()));
+/// let coerced = r#"{"n": "1"}"#; // accepted, repaired: the text handed over is not the reply's
+/// assert!(!vouch_bind::passed_as_sent(&contract.check(coerced), coerced.as_bytes()));
+/// # Ok::<(), String>(())
+/// ```
+#[must_use]
+pub fn passed_as_sent(verdict: &Verdict, raw: &[u8]) -> bool {
+    let Verdict::Accepted(accepted) = verdict else { return false };
+    if !accepted.repairs.is_empty() || !accepted.findings.is_empty() {
+        return false;
+    }
+    // A text vouch wrote itself (Owned) is never the reply's: no copy is made to compare.
+    match accepted.json() {
+        std::borrow::Cow::Borrowed(json) => json.as_bytes() == trim_json_ws(raw),
+        std::borrow::Cow::Owned(_) => false,
+    }
+}
+
+/// `raw` without JSON's white space (space, tab, line feed, carriage
+/// return) at either end.
+fn trim_json_ws(raw: &[u8]) -> &[u8] {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = raw.iter().position(|b| !ws(b)).unwrap_or(raw.len());
+    let end = raw.iter().rposition(|b| !ws(b)).map_or(start, |i| i + 1);
+    raw.get(start..end).unwrap_or_default()
+}
+
 /// Check every reply, across the cores (rayon's pool), in order.
 #[must_use]
 pub fn check_many<R: AsRef<[u8]> + Sync>(contract: &Contract, replies: &[R]) -> Vec<Verdict> {
     replies.par_iter().map(|r| contract.check(r.as_ref())).collect()
+}
+
+/// `check` on every reply across the cores (rayon's pool), in order: for a
+/// binding whose replies need reading first (a string held as UTF-16), and
+/// whose answer is its own (what it hands back, written on the worker threads
+/// too, so the writing is shared out with the checks).
+#[must_use]
+pub fn check_many_with<R, T, F>(replies: &[R], check: F) -> Vec<T>
+where
+    R: Sync,
+    T: Send,
+    F: Fn(&R) -> T + Sync,
+{
+    replies.par_iter().map(&check).collect()
 }
 
 /// The system message of the first round: the contract's instructions after
@@ -170,6 +224,40 @@ mod tests {
             let v = contract.check(raw);
             assert_eq!(verdict_json(&v), vouch::to_json_string(&v.to_json()), "{raw}");
         }
+    }
+
+    #[test]
+    fn passed_as_sent_only_when_the_reply_s_own_text_is_the_vouched_text() {
+        let Ok(contract) = compile(
+            br#"{"type": "object", "properties": {"n": {"type": "integer", "x-vouch": {"repair": ["coerce"]}},
+                "d": {"type": "string", "x-vouch": {"default": "x"}},
+                "flag": {"type": "boolean", "x-vouch": {"findings": [{"when": {"const": true}, "message": "flagged"}]}}},
+                "x-vouch": {"unwrap": ["fence"]}}"#,
+        ) else {
+            panic!("no contract")
+        };
+        let cases: [(&str, bool); 9] = [
+            (r#"{"n": 1, "d": "y"}"#, true),
+            ("\n\t {\"n\": 1, \"d\": \"y\"} \r\n", true),
+            (r#"{"n": "1", "d": "y"}"#, false),                // coerced
+            (r#"{"n": 1}"#, false),                            // default filled in
+            ("```json\n{\"n\": 1, \"d\": \"y\"}\n```", false), // unwrapped
+            (r#"{"n": 1, "d": "y", "flag": true}"#, false),    // a finding
+            ("\u{feff}{\"n\": 1, \"d\": \"y\"}", false),       // a byte order mark is not JSON white space
+            (r#"{"n": 1.5, "d": "y"}"#, false),                // refused
+            ("", false),
+        ];
+        for (raw, want) in cases {
+            let v = contract.check(raw);
+            assert_eq!(passed_as_sent(&v, raw.as_bytes()), want, "{raw:?}: {}", verdict_json(&v));
+            if want {
+                let Verdict::Accepted(a) = &v else { panic!("refused") };
+                assert_eq!(a.json(), raw.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')));
+            }
+        }
+        let replies = cases.map(|(raw, _)| raw);
+        let answers = check_many_with(&replies, |raw| passed_as_sent(&contract.check(raw), raw.as_bytes()));
+        assert_eq!(answers, cases.map(|(_, want)| want));
     }
 
     #[test]

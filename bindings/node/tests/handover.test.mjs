@@ -1,0 +1,76 @@
+// The hand-over: a reply that passed as sent is read from the caller's own text, any
+// other from the verdict's line, and neither can be changed by the caller afterwards.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Contract } from "vouch";
+
+const contract = new Contract({
+  type: "object",
+  required: ["n"],
+  properties: { n: { type: "integer", "x-vouch": { repair: ["coerce"] } }, s: { type: "string" } },
+});
+
+test("a pass as sent hands over the reply's own value and vouched text", () => {
+  const v = contract.check(' \n{"n": 1, "s": "\\u00e9"}\t');
+  assert.equal(v.passed, true);
+  assert.deepEqual(v.value, { n: 1, s: "é" });
+  assert.equal(v.json, '{"n": 1, "s": "\\u00e9"}');
+  assert.deepEqual([v.problems, v.repairs, v.findings], [[], [], []]);
+  assert.equal(v.toJSON(), '{"outcome":"accepted","pass":true,"value":{"n":1,"s":"é"},"repairs":[],"findings":[],"problems":[]}');
+  assert.equal(v.reask(), null);
+});
+
+test("a repaired reply hands over the repaired value, not the reply's", () => {
+  const v = contract.check('{"n": "80"}');
+  assert.equal(v.passed, true);
+  assert.deepEqual(v.value, { n: 80 });
+  assert.equal(v.json, '{"n": 80}'); // the repaired scalar written in place of the one sent
+  assert.equal(v.repairs.length, 1);
+  assert.equal(v.repairs[0].rule, "coerce");
+});
+
+test("a Buffer reused after check or checkMany changes no verdict", async () => {
+  const buf = Buffer.from('{"n": 7}');
+  const v = contract.check(buf);
+  const bad = Buffer.from('{"n": 7.5}');
+  const r = contract.check(bad);
+  const pending = contract.checkMany(Array.from({ length: 5000 }, (_, i) => (i === 4999 ? buf : "{}")));
+  buf.write('{"n": 9}');
+  bad.write('{"n": "x"');
+  const many = await pending;
+  assert.deepEqual(v.value, { n: 7 });
+  assert.deepEqual(many[4999].value, { n: 7 });
+  assert.equal(many[0].problems[0].code, "missing");
+  assert.equal(r.problems[0].path, "/n");
+  assert.match(r.reask(), /\/n/);
+});
+
+test("a refusal's fields come from its line; its re-ask message from the core", () => {
+  const v = contract.check('{"n": 1.5, "extra": true}');
+  assert.equal(v.accepted, false);
+  assert.equal(v.outcome, "refused");
+  assert.equal(v.value, undefined);
+  assert.equal(v.json, undefined);
+  assert.ok(v.problems.length >= 1);
+  assert.equal(v.problems[0].class, "no_answer"); // a wrong type: the model did not answer
+  assert.equal(typeof v.reask(), "string");
+  assert.ok(v.reask().length > 0);
+});
+
+test("a string is read as Node writes it as UTF-8: an unpaired surrogate is U+FFFD, as Buffer.from makes it", async () => {
+  for (const raw of ['{"n": 1, "s": "a\ud800b"}', '{"n": 1, "s": "\udc00"}', '{"n": 1, "s": "\ud83d\ude00 é"}', '{"n": 1, "s": "\\ud800"}']) {
+    const asText = contract.check(raw);
+    const asBytes = contract.check(Buffer.from(raw, "utf8"));
+    assert.equal(asText.toJSON(), asBytes.toJSON(), raw);
+    assert.deepEqual(asText.value, asBytes.value, raw);
+    assert.equal((await contract.checkMany([raw]))[0].toJSON(), asBytes.toJSON(), raw);
+  }
+  assert.equal(contract.check('{"n": 1, "s": "a\ud800b"}').value.s, "a\ufffdb");
+});
+
+test("a long string (past the per-thread buffer) is read whole", () => {
+  const long = '{"n": 1, "s": "' + "é".repeat(100_000) + '"}';
+  const v = contract.check(long);
+  assert.equal(v.passed, true);
+  assert.equal(v.value.s.length, 100_000);
+});
