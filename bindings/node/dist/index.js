@@ -236,8 +236,8 @@ const CHUNK = 2048;
  */
 class Contract {
     #native;
-    /** What the hot calls take (read back without unwrapping a class instance). */
-    #handle;
+    /** The contract's slot on this thread: what the hot calls take (no class instance read back). */
+    #id;
     /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
     constructor(document) {
         let text;
@@ -259,7 +259,7 @@ class Contract {
         if (Array.isArray(compiled))
             throw new ContractError(compiled);
         this.#native = compiled;
-        this.#handle = compiled.handle;
+        this.#id = compiled.id;
     }
     /**
      * The contract of a Zod 4 schema: its JSON Schema (`schema.toJSONSchema()`,
@@ -276,7 +276,7 @@ class Contract {
     }
     /** Check one reply, exactly as the model sent it. */
     check(raw) {
-        const answer = typeof raw === "string" ? addon.checkText(this.#handle, raw) : addon.checkBytes(this.#handle, raw);
+        const answer = typeof raw === "string" ? addon.checkText(this.#id, raw) : addon.checkBytes(this.#id, raw);
         return answered(this.#native, raw, answer, false);
     }
     /**
@@ -300,16 +300,15 @@ class Contract {
             all.push(Buffer.isBuffer(raw) ? Buffer.from(raw) : raw);
         const out = new Array(all.length);
         const contract = this.#native;
-        let done = 0;
-        // The next chunk is copied in while the worker checks this one.
+        // The next chunk crosses in while the workers check this one. Each reply
+        // crosses on its own: a string is copied out of V8 once (joining them
+        // first would copy each twice).
         let pending = all.length > 0 ? contract.checkMany(all.slice(0, CHUNK)) : null;
         for (let start = 0; pending !== null; start += CHUNK) {
             const next = start + CHUNK < all.length ? contract.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
             const answers = await pending;
-            for (const answer of answers) {
-                out[done] = answered(contract, all[done], answer, true);
-                done++;
-            }
+            for (let i = 0; i < answers.length; i++)
+                out[start + i] = answered(contract, all[start + i], answers[i], true);
             pending = next;
         }
         return out;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use std::cell::RefCell;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Either, Env, External, Result, Task, Utf16String};
+use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Either, Env, Latin1String, Result, Task, Utf16String};
 use napi_derive::napi;
 
 /// A reply as the caller gave it, a string or a Buffer (read in place), is
@@ -35,14 +35,15 @@ enum Owned {
 const SCRATCH_UNITS: usize = 64 * 1024;
 
 thread_local! {
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// `text` as UTF-8, handed to `f`: each unpaired surrogate becomes U+FFFD,
 /// as Node's own UTF-8 writing (and `Buffer.from(text)`) makes it. Reading a
 /// string as UTF-16 is a copy; encoding_rs then writes UTF-8 with SIMD where
-/// the text is ASCII: together about a third faster than asking V8 for UTF-8.
-fn with_utf8<R>(text: &[u16], mut f: impl FnMut(&[u8]) -> R) -> R {
+/// the text is ASCII: together about a third faster than asking V8 for UTF-8,
+/// and the result is `str` already (no second validation).
+fn with_text<R>(text: &[u16], mut f: impl FnMut(&str) -> R) -> R {
     if text.len() <= SCRATCH_UNITS {
         let need = text.len() * 3;
         // The buffer is only ever borrowed here, around a pure check, so the
@@ -50,17 +51,81 @@ fn with_utf8<R>(text: &[u16], mut f: impl FnMut(&[u8]) -> R) -> R {
         let done = SCRATCH.with(|cell| {
             let mut buf = cell.try_borrow_mut().ok()?;
             if buf.len() < need {
-                buf.resize(need, 0);
+                let more = need - buf.len();
+                buf.extend(std::iter::repeat_n('\0', more));
             }
-            let out = buf.get_mut(..need)?;
-            let written = encoding_rs::mem::convert_utf16_to_utf8(text, out);
-            Some(f(out.get(..written)?))
+            // encoding_rs keeps the whole buffer valid UTF-8 past what it writes.
+            let written = encoding_rs::mem::convert_utf16_to_str(text, buf.as_mut_str());
+            Some(f(buf.get(..written)?))
         });
         if let Some(r) = done {
             return r;
         }
     }
-    f(String::from_utf16_lossy(text).as_bytes())
+    f(&String::from_utf16_lossy(text))
+}
+
+/// The contracts compiled on this JavaScript thread, by the id their
+/// `Contract` holds: the hot calls find theirs by index, where reading a
+/// class instance or an external back costs a lock and a lookup per call.
+/// A `NativeContract` lives in exactly one slot from its compiling to its
+/// finalizing, both on the thread that owns it.
+struct Registry {
+    slots: Vec<Option<Arc<vouch::Contract>>>,
+    free: Vec<u32>,
+}
+
+thread_local! {
+    static CONTRACTS: RefCell<Registry> = const { RefCell::new(Registry { slots: Vec::new(), free: Vec::new() }) };
+}
+
+fn register(contract: &Arc<vouch::Contract>) -> Result<u32> {
+    CONTRACTS.with(|cell| {
+        let mut r =
+            cell.try_borrow_mut().map_err(|_| napi::Error::from_reason("vouch: the contract registry is busy"))?;
+        if let Some(id) = r.free.pop() {
+            if let Some(slot) = r.slots.get_mut(id as usize) {
+                *slot = Some(Arc::clone(contract));
+                return Ok(id);
+            }
+        }
+        let id =
+            u32::try_from(r.slots.len()).map_err(|_| napi::Error::from_reason("vouch: too many live contracts"))?;
+        r.slots.push(Some(Arc::clone(contract)));
+        Ok(id)
+    })
+}
+
+/// The contract registered as `id` on this thread, handed to `f` (a pure
+/// check: nothing in it can reach the registry again while it is borrowed).
+fn registered<R>(id: u32, f: impl FnOnce(&vouch::Contract) -> R) -> Result<R> {
+    CONTRACTS.with(|cell| {
+        let r = cell.try_borrow().map_err(|_| napi::Error::from_reason("vouch: the contract registry is busy"))?;
+        match r.slots.get(id as usize).and_then(Option::as_ref) {
+            Some(contract) => Ok(f(contract)),
+            None => Err(napi::Error::from_reason(format!("vouch: no live contract {id} on this thread"))),
+        }
+    })
+}
+
+impl Drop for NativeContract {
+    fn drop(&mut self) {
+        // Only this contract's own slot is freed (a drop on another thread finds none).
+        let _ = CONTRACTS.try_with(|cell| {
+            if let Ok(mut r) = cell.try_borrow_mut() {
+                let mine = r
+                    .slots
+                    .get(self.id as usize)
+                    .is_some_and(|s| s.as_ref().is_some_and(|c| Arc::ptr_eq(c, &self.inner)));
+                if mine {
+                    if let Some(slot) = r.slots.get_mut(self.id as usize) {
+                        *slot = None;
+                    }
+                    r.free.push(self.id);
+                }
+            }
+        });
+    }
 }
 
 /// Where a reading problem is in the raw reply.
@@ -263,17 +328,19 @@ pub struct Exported {
 #[napi]
 pub struct NativeContract {
     inner: Arc<vouch::Contract>,
+    /// Its slot in this thread's registry.
+    id: u32,
 }
 
 /// Check one reply given as a string, exactly as the model sent it: `0`
 /// when it passed as sent (accepted, no repair, no finding, and the vouched
 /// text is the reply's own without the white space around it: the caller
 /// reads the value from the string it holds), else the verdict as `vouch
-/// check --json` prints it. A free function over the contract's `handle`:
-/// the hot call, without a class instance's unwrapping either way.
-#[napi(ts_args_type = "contract: ExternalObject<'Contract'>, text: string", ts_return_type = "0 | string")]
-pub fn check_text(contract: &External<Arc<vouch::Contract>>, text: Utf16String) -> Either<u32, String> {
-    answer(check_utf16(contract, &text))
+/// check --json` prints it. A free function over the contract's `id`: the
+/// hot call, without reading a class instance back.
+#[napi(ts_return_type = "0 | string")]
+pub fn check_text(contract: u32, text: Utf16String) -> Result<Answer> {
+    registered(contract, |c| answer(check_utf16(c, &text)))
 }
 
 /// A string's answer. A pass as sent is the caller's own string only when
@@ -281,9 +348,11 @@ pub fn check_text(contract: &External<Arc<vouch::Contract>>, text: Utf16String) 
 /// checked with U+FFFD in its place, so its value is handed over from the
 /// vouched text instead.
 fn check_utf16(contract: &vouch::Contract, text: &[u16]) -> Option<String> {
-    with_utf8(text, |raw| {
-        let verdict = contract.check(raw);
-        if vouch_bind::passed_as_sent(&verdict, raw) && encoding_rs::mem::utf16_valid_up_to(text) == text.len() {
+    with_text(text, |raw| {
+        let verdict = contract.check_str(raw);
+        // One byte a unit: all ASCII, so no surrogate at all.
+        let well_formed = || raw.len() == text.len() || encoding_rs::mem::utf16_valid_up_to(text) == text.len();
+        if vouch_bind::passed_as_sent(&verdict, raw.as_bytes()) && well_formed() {
             None
         } else {
             Some(vouch_bind::verdict_json(&verdict))
@@ -292,24 +361,27 @@ fn check_utf16(contract: &vouch::Contract, text: &[u16]) -> Option<String> {
 }
 
 /// `checkText` for a reply given as its bytes (read in place).
-#[napi(ts_args_type = "contract: ExternalObject<'Contract'>, raw: Buffer", ts_return_type = "0 | string")]
-pub fn check_bytes(contract: &External<Arc<vouch::Contract>>, raw: BufferSlice<'_>) -> Either<u32, String> {
-    answer(answer_line(&raw, contract.check(&*raw)))
+#[napi(ts_return_type = "0 | string")]
+pub fn check_bytes(contract: u32, raw: BufferSlice<'_>) -> Result<Answer> {
+    registered(contract, |c| answer(answer_line(&raw, c.check(&*raw))))
 }
 
 /// Compile a contract from its document's JSON text: the contract, or every
 /// mistake in the document.
 #[napi]
-pub fn compile(document: Either<String, BufferSlice<'_>>) -> Either<NativeContract, Vec<ContractMistake>> {
-    match vouch_bind::compile(bytes(&document)) {
-        Ok(c) => Either::A(NativeContract { inner: Arc::new(c) }),
+pub fn compile(document: Either<String, BufferSlice<'_>>) -> Result<Either<NativeContract, Vec<ContractMistake>>> {
+    Ok(match vouch_bind::compile(bytes(&document)) {
+        Ok(c) => {
+            let inner = Arc::new(c);
+            Either::A(NativeContract { id: register(&inner)?, inner })
+        }
         Err(mistakes) => Either::B(
             mistakes
                 .into_iter()
                 .map(|m| ContractMistake { kind: m.kind, keyword: m.keyword, location: m.location, message: m.message })
                 .collect(),
         ),
-    }
+    })
 }
 
 /// Many replies checked off the event loop, across the cores.
@@ -320,7 +392,7 @@ pub struct CheckMany {
 
 impl Task for CheckMany {
     type Output = Vec<Option<String>>;
-    type JsValue = Vec<Either<u32, String>>;
+    type JsValue = Vec<Answer>;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let contract = &*self.contract;
@@ -346,23 +418,29 @@ fn answer_line(raw: &[u8], verdict: vouch::Verdict) -> Option<String> {
 }
 
 /// `0` for a pass as sent, else the line: one small value per reply, no
-/// object with a finalizer (what a class instance costs the caller).
-fn answer(line: Option<String>) -> Either<u32, String> {
+/// object with a finalizer (what a class instance costs the caller). An
+/// ASCII line (most are) is made a JavaScript string by a copy, not decoded.
+fn answer(line: Option<String>) -> Answer {
     match line {
         None => Either::A(PASSED_AS_SENT),
-        Some(line) => Either::B(line),
+        Some(line) if line.is_ascii() => Either::B(Either::A(Latin1String::from(line))),
+        Some(line) => Either::B(Either::B(line)),
     }
 }
+
+/// `0`, or a line made a string as cheaply as its characters allow.
+type Answer = Either<u32, Either<Latin1String, String>>;
 
 /// What `check` answers for a reply that passed exactly as sent.
 const PASSED_AS_SENT: u32 = 0;
 
 #[napi]
 impl NativeContract {
-    /// The contract as `checkText` and `checkBytes` take it.
-    #[napi(getter, ts_return_type = "ExternalObject<'Contract'>")]
-    pub fn handle(&self) -> External<Arc<vouch::Contract>> {
-        External::new(Arc::clone(&self.inner))
+    /// The contract as `checkText` and `checkBytes` take it: its slot on
+    /// this thread.
+    #[napi(getter)]
+    pub fn id(&self) -> u32 {
+        self.id
     }
 
     /// Check one reply and keep the whole verdict (its re-ask message, its

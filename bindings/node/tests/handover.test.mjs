@@ -74,3 +74,41 @@ test("a long string (past the per-thread buffer) is read whole", () => {
   assert.equal(v.passed, true);
   assert.equal(v.value.s.length, 100_000);
 });
+
+test("contracts collected by the GC free their slots, and a slot taken again answers for its new contract", async () => {
+  const { setFlagsFromString } = await import("node:v8");
+  const { runInNewContext } = await import("node:vm");
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc");
+  const keep = new Contract({ type: "integer", maximum: 5 });
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 500; i++) new Contract({ type: "string", minLength: i });
+    gc();
+    await new Promise((r) => setImmediate(r));
+    gc();
+    const fresh = new Contract({ type: "boolean" });
+    assert.equal(fresh.check("true").passed, true);
+    assert.equal(fresh.check('"x"').passed, false);
+    assert.equal(keep.check("5").passed, true);
+    assert.equal(keep.check("6").passed, false);
+  }
+});
+
+test("a contract compiled in a worker thread checks there, beside the main thread's", async () => {
+  const { Worker } = await import("node:worker_threads");
+  const main = new Contract({ type: "integer" });
+  const code = `
+    const { parentPort } = require("node:worker_threads");
+    const { Contract } = require(${JSON.stringify(new URL("../dist/index.js", import.meta.url).pathname)});
+    const c = new Contract({ type: "string" });
+    parentPort.postMessage([c.check('"a"').passed, c.check("1").passed, c.check('"b"').value]);
+  `;
+  const got = await new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true });
+    w.once("message", resolve);
+    w.once("error", reject);
+  });
+  assert.deepEqual(got, [true, false, "b"]);
+  assert.equal(main.check("1").passed, true);
+  assert.equal(main.check('"a"').passed, false);
+});

@@ -305,8 +305,8 @@ export type ContractDocument = string | Buffer | Record<string, unknown> | boole
  */
 export class Contract<T = unknown> {
   readonly #native: native.NativeContract;
-  /** What the hot calls take (read back without unwrapping a class instance). */
-  readonly #handle: native.NativeContract["handle"];
+  /** The contract's slot on this thread: what the hot calls take (no class instance read back). */
+  readonly #id: number;
 
   /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
   constructor(document: ContractDocument) {
@@ -326,7 +326,7 @@ export class Contract<T = unknown> {
     const compiled = addon.compile(text);
     if (Array.isArray(compiled)) throw new ContractError(compiled);
     this.#native = compiled;
-    this.#handle = compiled.handle;
+    this.#id = compiled.id;
   }
 
   /**
@@ -344,7 +344,7 @@ export class Contract<T = unknown> {
 
   /** Check one reply, exactly as the model sent it. */
   check(raw: Raw): Verdict<T> {
-    const answer = typeof raw === "string" ? addon.checkText(this.#handle, raw) : addon.checkBytes(this.#handle, raw);
+    const answer = typeof raw === "string" ? addon.checkText(this.#id, raw) : addon.checkBytes(this.#id, raw);
     return answered<T>(this.#native, raw, answer, false);
   }
 
@@ -368,16 +368,14 @@ export class Contract<T = unknown> {
     for (const raw of raws) all.push(Buffer.isBuffer(raw) ? Buffer.from(raw) : raw);
     const out: Verdict<T>[] = new Array(all.length);
     const contract = this.#native;
-    let done = 0;
-    // The next chunk is copied in while the worker checks this one.
+    // The next chunk crosses in while the workers check this one. Each reply
+    // crosses on its own: a string is copied out of V8 once (joining them
+    // first would copy each twice).
     let pending = all.length > 0 ? contract.checkMany(all.slice(0, CHUNK)) : null;
     for (let start = 0; pending !== null; start += CHUNK) {
       const next = start + CHUNK < all.length ? contract.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
       const answers = await pending;
-      for (const answer of answers) {
-        out[done] = answered<T>(contract, all[done] as Raw, answer, true);
-        done++;
-      }
+      for (let i = 0; i < answers.length; i++) out[start + i] = answered<T>(contract, all[start + i] as Raw, answers[i] as 0 | string, true);
       pending = next;
     }
     return out;
