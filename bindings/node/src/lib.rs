@@ -350,8 +350,13 @@ pub fn check_text(contract: u32, text: Utf16String) -> Result<Answer> {
 fn check_utf16(contract: &vouch::Contract, text: &[u16]) -> Option<String> {
     with_text(text, |raw| {
         let verdict = contract.check_str(raw);
-        // One byte a unit: all ASCII, so no surrogate at all.
-        let well_formed = || raw.len() == text.len() || encoding_rs::mem::utf16_valid_up_to(text) == text.len();
+        // One byte a unit: all ASCII, so no surrogate at all; and without a
+        // U+FFFD in the UTF-8 none was replaced.
+        let well_formed = || {
+            raw.len() == text.len()
+                || !raw.contains('\u{FFFD}')
+                || encoding_rs::mem::utf16_valid_up_to(text) == text.len()
+        };
         if vouch_bind::passed_as_sent(&verdict, raw.as_bytes()) && well_formed() {
             None
         } else {
