@@ -451,8 +451,12 @@ impl NativeContract {
     /// Check one reply and keep the whole verdict (its re-ask message, its
     /// vouched text): what `check`'s answer leaves to be asked for.
     #[napi]
-    pub fn verdict(&self, raw: Either<String, BufferSlice<'_>>) -> NativeVerdict {
-        verdict(self.inner.check(bytes(&raw)))
+    pub fn verdict(&self, raw: Either<Utf16String, BufferSlice<'_>>) -> NativeVerdict {
+        // A string is read as `checkText` reads it, so both give one verdict.
+        verdict(match raw {
+            Either::A(text) => with_text(&text, |t| self.inner.check_str(t)),
+            Either::B(bytes) => self.inner.check(&*bytes),
+        })
     }
 
     /// Check many replies on a worker thread (all cores), in order; the

@@ -112,3 +112,12 @@ test("a contract compiled in a worker thread checks there, beside the main threa
   assert.equal(main.check("1").passed, true);
   assert.equal(main.check('"a"').passed, false);
 });
+
+test("a refusal of a string with an unpaired surrogate asks again about the text that was checked", () => {
+  const raw = '{"n": "\ud800"}';
+  const v = contract.check(raw);
+  const b = contract.check(Buffer.from(raw, "utf8"));
+  assert.equal(v.accepted, false);
+  assert.equal(v.reask(), b.reask());
+  assert.equal(v.toJSON(), b.toJSON());
+});
