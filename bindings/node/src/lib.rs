@@ -357,8 +357,8 @@ fn check_utf16(contract: &vouch::Contract, text: &[u16]) -> Option<String> {
                 || !raw.contains('\u{FFFD}')
                 || encoding_rs::mem::utf16_valid_up_to(text) == text.len()
         };
-        if vouch_bind::passed_as_sent(&verdict, raw.as_bytes()) && well_formed() {
-            None
+        if well_formed() {
+            answer_line(raw.as_bytes(), verdict)
         } else {
             Some(vouch_bind::verdict_json(&verdict))
         }

@@ -146,7 +146,7 @@ fn trim_json_ws(raw: &[u8]) -> &[u8] {
 /// Check every reply, across the cores (rayon's pool), in order.
 #[must_use]
 pub fn check_many<R: AsRef<[u8]> + Sync>(contract: &Contract, replies: &[R]) -> Vec<Verdict> {
-    replies.par_iter().map(|r| contract.check(r.as_ref())).collect()
+    check_many_with(replies, |r| contract.check(r.as_ref()))
 }
 
 /// `check` on every reply across the cores (rayon's pool), in order: for a
