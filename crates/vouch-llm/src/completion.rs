@@ -58,7 +58,7 @@ pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, Upstrea
     };
     let doc = match read {
         Ok(doc) => {
-            if let Some(place) = secret_place(&doc, "", scrub) {
+            if let Some(place) = secret_place(&doc, scrub) {
                 let usage = doc.get("usage").map(Usage::from_json);
                 return Ok(Completion { usage, secret: Some(place), ..Completion::default() });
             }
@@ -150,22 +150,61 @@ pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, Upstrea
     Ok(Completion { content, refusal, tool_calls, reasoning, finish_reason, usage, secret: None })
 }
 
-/// Where in `value` (at JSON Pointer `at`) a decoded string or key holds a
-/// secret: the pointer of the string, or "a property name in …" (the name
-/// itself is never part of the answer).
-pub(crate) fn secret_place(value: &Value, at: &str, scrub: &Scrubber) -> Option<String> {
-    let shown = |p: &str| if p.is_empty() { "(root)".to_owned() } else { excerpt(&scrub.scrub(p), 120) };
-    match value {
-        Value::String(s) => scrub.holds_secret(s.as_bytes()).then(|| shown(at)),
-        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| secret_place(v, &format!("{at}/{i}"), scrub)),
-        Value::Object(members) => members.iter().find_map(|(k, v)| {
-            if scrub.holds_secret(k.as_bytes()) {
-                return Some(format!("a property name in {}", shown(at)));
-            }
-            secret_place(v, &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), scrub)
-        }),
-        _ => None,
+/// Where in `value` a decoded string or key holds a secret: the JSON
+/// Pointer of the string, or "a property name in …" (the name itself is
+/// never part of the answer). The first in document order; depth-first on a
+/// stack of its own (no recursion), and the pointer is written only for
+/// the place found: with no secret this costs one search per string.
+pub(crate) fn secret_place(value: &Value, scrub: &Scrubber) -> Option<String> {
+    enum Step<'a> {
+        Index(usize),
+        Key(&'a str),
     }
+    let pointer = |steps: &[Step<'_>]| {
+        let mut p = String::new();
+        for s in steps {
+            match s {
+                Step::Index(i) => p.push_str(&format!("/{i}")),
+                Step::Key(k) => {
+                    p.push('/');
+                    p.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                }
+            }
+        }
+        if p.is_empty() {
+            "(root)".to_owned()
+        } else {
+            excerpt(&scrub.scrub(&p), 120)
+        }
+    };
+    if !scrub.has_secrets() {
+        return None;
+    }
+    // (depth of the value, the step that reached it, the value)
+    let mut stack: Vec<(usize, Option<Step<'_>>, &Value)> = vec![(0, None, value)];
+    let mut path: Vec<Step<'_>> = Vec::new();
+    while let Some((depth, step, v)) = stack.pop() {
+        path.truncate(depth.saturating_sub(1));
+        if let Some(step) = step {
+            if let Step::Key(k) = step {
+                if scrub.holds_secret(k.as_bytes()) {
+                    return Some(format!("a property name in {}", pointer(&path)));
+                }
+            }
+            path.push(step);
+        }
+        match v {
+            Value::String(s) if scrub.holds_secret(s.as_bytes()) => return Some(pointer(&path)),
+            Value::Array(items) => {
+                stack.extend(items.iter().enumerate().rev().map(|(i, item)| (depth + 1, Some(Step::Index(i)), item)));
+            }
+            Value::Object(members) => {
+                stack.extend(members.iter().rev().map(|(k, item)| (depth + 1, Some(Step::Key(k.as_str())), item)));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The refusal of a reply that holds the API key (`place` says where).
@@ -307,4 +346,41 @@ pub(crate) fn screen(c: Completion, scrub: &Scrubber) -> Result<String, Judged> 
         ));
     }
     Ok(content)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::secret_place;
+    use crate::scrub::Scrubber;
+
+    const KEY: &str = "sk-test-0123456789abcdef";
+
+    #[test]
+    fn the_first_place_of_the_key_is_named_by_its_pointer() {
+        let scrub = Scrubber::new([KEY]);
+        let doc = json!({"a": [1, {"b/c": "x"}], "d": {"e": ["y", format!("key {KEY}")]}, "f": KEY});
+        assert_eq!(secret_place(&doc, &scrub).as_deref(), Some("/d/e/1"));
+        assert_eq!(secret_place(&json!(KEY), &scrub).as_deref(), Some("(root)"));
+        let in_name = json!({"a": {"b~": {"x": 1, (KEY): 2}}});
+        assert_eq!(secret_place(&in_name, &scrub).as_deref(), Some("a property name in /a/b~0"));
+        assert_eq!(secret_place(&json!({"a": ["no", {"b": "key"}]}), &scrub), None);
+        // A scrubber without a key finds nothing anywhere.
+        assert_eq!(secret_place(&doc, &Scrubber::none()), None);
+    }
+
+    #[test]
+    fn a_deep_document_is_walked_without_recursion() {
+        let scrub = Scrubber::new([KEY]);
+        let mut doc = json!(KEY);
+        for _ in 0..100_000 {
+            doc = serde_json::Value::Array(vec![doc]);
+        }
+        let place = secret_place(&doc, &scrub).unwrap_or_default();
+        assert_eq!(place.chars().count(), 121, "{place:.40}"); // shown as an excerpt
+        assert!(place.starts_with("/0/0/0"));
+        // serde_json's own drop recurses: leak the tree rather than overflow the test's stack.
+        std::mem::forget(doc);
+    }
 }

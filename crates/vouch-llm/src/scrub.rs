@@ -154,6 +154,13 @@ impl Scrubber {
         self.secrets.is_none() && !self.patterns
     }
 
+    /// True when it has secrets of its own (not only the patterns): else
+    /// [`Scrubber::holds_secret`] is false for every text.
+    #[must_use]
+    pub fn has_secrets(&self) -> bool {
+        self.secrets.is_some()
+    }
+
     /// True when the bytes hold one of its secrets, in any form it covers
     /// (not the patterns: a `Bearer` token of someone else is no secret of
     /// ours).

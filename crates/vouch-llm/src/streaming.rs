@@ -177,7 +177,7 @@ fn interpret(event: &Event, scrub: &Scrubber) -> Result<Item, Bad> {
             return Err(malformed(&sentence, shown()));
         }
     };
-    if let Some(place) = completion::secret_place(&doc, "", scrub) {
+    if let Some(place) = completion::secret_place(&doc, scrub) {
         return Err(Bad::Secret(format!("an event of the stream, at {place}")));
     }
     let Some(obj) = doc.as_object() else {
