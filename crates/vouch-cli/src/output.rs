@@ -13,7 +13,8 @@
 
 use std::fmt;
 use std::io::{self, Write};
-use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 use vouch_llm::{Scrubber, ScrubbingWriter};
 
@@ -80,16 +81,112 @@ pub fn scrub_panics() {
     }));
 }
 
-/// Standard error through the scrubbing writer, as a [`Write`] of its own
-/// (for `serve`'s log lines).
-pub struct Stderr;
+/// `serve`'s log lines, written to standard error (through its scrubber)
+/// by a thread of their own: a request's line is handed over and the
+/// worker goes on, instead of taking standard error's lock and making a
+/// system call on the request's path. Lines keep their order. When the
+/// writer falls behind by [`LOG_QUEUE`] lines (standard error blocked),
+/// further lines are dropped, counted, and the count is written once it
+/// catches up: logging never stalls the gateway.
+#[derive(Clone)]
+pub struct LogLines {
+    queue: mpsc::SyncSender<Logged>,
+    dropped: Arc<AtomicU64>,
+}
 
-impl Write for Stderr {
+/// Lines the log writer may fall behind by before lines are dropped.
+pub const LOG_QUEUE: usize = 65_536;
+
+enum Logged {
+    Line(Vec<u8>),
+    /// Everything before it is written: answer on the channel.
+    Flushed(mpsc::SyncSender<()>),
+}
+
+impl LogLines {
+    /// Start the writer thread.
+    ///
+    /// # Errors
+    /// When the thread cannot be started.
+    pub fn start() -> io::Result<Self> {
+        let (queue, lines) = mpsc::sync_channel::<Logged>(LOG_QUEUE);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let seen = Arc::clone(&dropped);
+        std::thread::Builder::new().name("vouch-log".into()).spawn(move || {
+            let mut batch = Vec::new();
+            while let Ok(first) = lines.recv() {
+                // Everything already queued goes out in one write.
+                let mut answer = Vec::new();
+                let mut next = Some(first);
+                while let Some(logged) = next.take() {
+                    match logged {
+                        Logged::Line(line) => batch.extend_from_slice(&line),
+                        Logged::Flushed(done) => answer.push(done),
+                    }
+                    if batch.len() >= 1 << 16 {
+                        break;
+                    }
+                    next = lines.try_recv().ok();
+                }
+                let n = seen.swap(0, Ordering::Relaxed);
+                if n > 0 {
+                    let _ = writeln!(batch, "vouch: {n} log lines dropped (standard error did not keep up)");
+                }
+                let mut w = lock(&STDERR);
+                let _ = w.write_all(&batch);
+                let _ = w.flush();
+                drop(w);
+                batch.clear();
+                for done in answer {
+                    let _ = done.send(());
+                }
+            }
+        })?;
+        Ok(Self { queue, dropped })
+    }
+
+    /// Wait (at most `limit`) until every line handed over so far is written.
+    pub fn flush(&self, limit: std::time::Duration) {
+        let (done, wait) = mpsc::sync_channel(1);
+        if self.queue.send(Logged::Flushed(done)).is_ok() {
+            let _ = wait.recv_timeout(limit);
+        }
+    }
+}
+
+/// One log line being formatted; handed to the writer thread when dropped.
+pub struct LogLine<'a> {
+    line: Vec<u8>,
+    to: &'a LogLines,
+}
+
+impl Write for LogLine<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        lock(&STDERR).write(buf)
+        self.line.extend_from_slice(buf);
+        Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        lock(&STDERR).flush()
+        Ok(())
+    }
+}
+
+impl Drop for LogLine<'_> {
+    fn drop(&mut self) {
+        if self.line.is_empty() {
+            return;
+        }
+        let line = std::mem::take(&mut self.line);
+        if let Err(mpsc::TrySendError::Full(_)) = self.to.queue.try_send(Logged::Line(line)) {
+            self.to.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogLines {
+    type Writer = LogLine<'a>;
+
+    fn make_writer(&'a self) -> LogLine<'a> {
+        LogLine { line: Vec::with_capacity(160), to: self }
     }
 }

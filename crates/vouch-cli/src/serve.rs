@@ -138,7 +138,13 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     crate::output::protect(gateway.scrubber());
-    logs(args.log);
+    let log_lines = match logs(args.log) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("vouch: cannot start the log writer: {e}");
+            return EXIT_USAGE;
+        }
+    };
     for e in &errors {
         tracing::warn!(contract = %e.name, "not loaded: {}", e.message);
     }
@@ -153,7 +159,8 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_USAGE;
         }
     };
-    runtime.block_on(async move {
+    let logged = log_lines.clone();
+    let code = runtime.block_on(async move {
         // Every handler is in place before the gateway says it listens: a
         // signal with none would end the process instead.
         let stop = match stop_signal() {
@@ -182,18 +189,23 @@ pub fn run(args: &Args) -> u8 {
         match vouch_server::serve(gateway, listener, stop).await {
             Ok(()) => 0,
             Err(e) => {
+                logged.flush(std::time::Duration::from_secs(5));
                 eprintln!("vouch: the server failed: {e}");
                 1
             }
         }
-    })
+    });
+    // The last lines (the drain, a failure) are written before the process ends.
+    log_lines.flush(std::time::Duration::from_secs(5));
+    code
 }
 
 /// One line per request at `info` (the gateway's own); the model client's
 /// per-round and per-ask lines only at `debug` and below: at thousands of
 /// requests a second, three scrubbed lines a request cost more than the
-/// gateway's own work.
-fn logs(level: tracing::Level) {
+/// gateway's own work. Lines are written by a thread of their own
+/// ([`crate::output::LogLines`]).
+fn logs(level: tracing::Level) -> std::io::Result<crate::output::LogLines> {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
@@ -203,9 +215,10 @@ fn logs(level: tracing::Level) {
         .with_target("vouch_llm", client)
         .with_target("hyper", LevelFilter::WARN)
         .with_target("reqwest", LevelFilter::WARN);
-    let fmt =
-        tracing_subscriber::fmt::layer().with_target(false).with_ansi(false).with_writer(|| crate::output::Stderr);
+    let lines = crate::output::LogLines::start()?;
+    let fmt = tracing_subscriber::fmt::layer().with_target(false).with_ansi(false).with_writer(lines.clone());
     tracing_subscriber::registry().with(fmt).with(targets).init();
+    Ok(lines)
 }
 
 /// SIGINT or SIGTERM, with both handlers installed now.

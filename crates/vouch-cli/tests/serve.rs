@@ -145,6 +145,9 @@ fn sigterm_drains_the_requests_in_flight_and_sighup_reloads_the_contracts() {
     assert!(TcpStream::connect(&served.addr).is_err(), "no longer listening");
     let log = served.lines().join("\n");
     assert!(log.contains("draining"), "{log}");
+    // The log writer's thread wrote every request's line before the process ended.
+    let answered = log.lines().filter(|l| l.contains("answered") && l.contains("route=/v1/chat/completions")).count();
+    assert_eq!(answered, 1, "{log}");
     assert!(!log.contains(KEY), "the key is in no log line");
     assert_eq!(fake.seen()[0].headers["authorization"], format!("Bearer {KEY}"));
 }
