@@ -97,6 +97,26 @@ def main() -> None:
 
         return judge
 
+    def one_walk_judge(c: vouch.Contract) -> Callable[[str], bool]:
+        def judge(raw: str) -> bool:
+            v = c.check(raw, value=True)
+            if v.accepted:
+                v.value  # noqa: B018
+                return True
+            return False
+
+        return judge
+
+    def parse_judge(c: vouch.Contract) -> Callable[[str], bool]:
+        def judge(raw: str) -> bool:
+            try:
+                c.parse(raw)
+                return True
+            except vouch.Refused:
+                return False
+
+        return judge
+
     def verdict_judge(c: vouch.Contract) -> Callable[[str], bool]:
         def judge(raw: str) -> bool:
             return c.check(raw).accepted
@@ -125,6 +145,8 @@ def main() -> None:
     rows = timed(
         [
             ("vouch check + value", {n: vouch_judge(vc[n]) for n in names}),
+            ("vouch check(value=True) + value", {n: one_walk_judge(vc[n]) for n in names}),
+            ("vouch parse(raw): value or Refused", {n: parse_judge(vc[n]) for n in names}),
             ("vouch check (verdict only)", {n: verdict_judge(vc[n]) for n in names}),
             ("pydantic strict (model_validate_json)", {n: pydantic_judge(MODELS[n]) for n in names}),
             ("jsonschema-rs on orjson.loads", {n: rs_judge(rs[n]) for n in names}),

@@ -261,13 +261,42 @@ impl Finding {
 /// The contract's verdict on one reply.
 #[pyclass(frozen, module = "vouch._vouch", name = "Verdict")]
 struct Verdict {
-    inner: vouch::Verdict,
+    held: Held,
     value: PyOnceLock<Py<PyAny>>,
+}
+
+/// How a verdict is held.
+enum Held {
+    /// The core's whole verdict.
+    Checked(vouch::Verdict),
+    /// Accepted exactly as sent, decided and built in one walk
+    /// (`check(raw, value=True)`): nothing changed, nothing found, the
+    /// value built. Anything else asked of it (its text, its JSON) comes
+    /// from checking the reply again, once.
+    AsSent { contract: Arc<vouch::Contract>, raw: Raw, whole: std::sync::OnceLock<vouch::Verdict> },
 }
 
 impl Verdict {
     fn new(inner: vouch::Verdict) -> Self {
-        Self { inner, value: PyOnceLock::new() }
+        Self { held: Held::Checked(inner), value: PyOnceLock::new() }
+    }
+
+    fn as_sent(py: Python<'_>, contract: Arc<vouch::Contract>, raw: Raw, value: Py<PyAny>) -> Self {
+        let cell = PyOnceLock::new();
+        let _ = cell.set(py, value);
+        Self { held: Held::AsSent { contract, raw, whole: std::sync::OnceLock::new() }, value: cell }
+    }
+
+    /// The core's whole verdict (checked again, once, for a verdict held as sent).
+    fn whole(&self) -> &vouch::Verdict {
+        match &self.held {
+            Held::Checked(v) => v,
+            Held::AsSent { contract, raw, whole } => whole.get_or_init(|| contract.check(raw.as_ref())),
+        }
+    }
+
+    fn as_sent_held(&self) -> bool {
+        matches!(self.held, Held::AsSent { .. })
     }
 }
 
@@ -276,29 +305,38 @@ impl Verdict {
     /// `"accepted"` or `"refused"`.
     #[getter]
     fn outcome(&self) -> &'static str {
-        self.inner.outcome()
+        if self.as_sent_held() {
+            return "accepted";
+        }
+        self.whole().outcome()
     }
 
     /// Accepted and no gate finding: the one to branch on.
     #[getter]
     fn passed(&self) -> bool {
-        self.inner.is_pass()
+        self.as_sent_held() || self.whole().is_pass()
+    }
+
+    /// Test hook, not API: decided and built in one walk (`check(raw, value=True)`).
+    #[getter]
+    fn _held_as_sent(&self) -> bool {
+        self.as_sent_held()
     }
 
     /// The contract accepted the reply (it may still carry findings).
     #[getter]
     fn accepted(&self) -> bool {
-        self.inner.is_accepted()
+        self.as_sent_held() || self.whole().is_accepted()
     }
 
     /// The vouched value as Python objects, built straight from the vouched
     /// text on first access (then the same object); `None` when refused.
     #[getter]
     fn value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let vouch::Verdict::Accepted(accepted) = &self.inner else { return Ok(py.None()) };
         if let Some(v) = self.value.get(py) {
             return Ok(v.clone_ref(py));
         }
+        let vouch::Verdict::Accepted(accepted) = self.whole() else { return Ok(py.None()) };
         let built = vouch_bind::build(accepted, &mut Objects(py))
             .map_err(|e| PyValueError::new_err(format!("{} (at {:?})", e.message(), e.path())))?
             .unbind();
@@ -308,7 +346,7 @@ impl Verdict {
     /// The accepted value as compact JSON text (repairs made); `None` when refused.
     #[getter]
     fn json(&self) -> Option<String> {
-        match &self.inner {
+        match self.whole() {
             vouch::Verdict::Accepted(a) => Some(a.json().into_owned()),
             vouch::Verdict::Refused(_) => None,
         }
@@ -317,13 +355,19 @@ impl Verdict {
     /// Why the reply was refused (empty when accepted).
     #[getter]
     fn problems(&self) -> Vec<Problem> {
-        self.inner.problems().iter().map(Problem::of).collect()
+        if self.as_sent_held() {
+            return Vec::new();
+        }
+        self.whole().problems().iter().map(Problem::of).collect()
     }
 
     /// Every change the contract's declared repairs made.
     #[getter]
     fn repairs(&self, py: Python<'_>) -> PyResult<Vec<Repair>> {
-        self.inner
+        if self.as_sent_held() {
+            return Ok(Vec::new());
+        }
+        self.whole()
             .repairs()
             .iter()
             .map(|r| {
@@ -341,13 +385,19 @@ impl Verdict {
     /// The gate's findings on an accepted reply.
     #[getter]
     fn findings(&self) -> Vec<Finding> {
-        self.inner.findings().iter().map(|f| Finding { path: f.path.clone(), message: f.message.clone() }).collect()
+        if self.as_sent_held() {
+            return Vec::new();
+        }
+        self.whole().findings().iter().map(|f| Finding { path: f.path.clone(), message: f.message.clone() }).collect()
     }
 
     /// The user message vouch asks again with after this refusal (the
     /// core's words, as every surface sends them); `None` when accepted.
     fn reask(&self) -> Option<String> {
-        match &self.inner {
+        if self.as_sent_held() {
+            return None;
+        }
+        match self.whole() {
             vouch::Verdict::Refused(r) => Some(r.reask_text()),
             vouch::Verdict::Accepted(_) => None,
         }
@@ -356,7 +406,7 @@ impl Verdict {
     /// The verdict as `vouch check --json` prints it, byte for byte
     /// (without the newline).
     fn to_json(&self) -> String {
-        vouch_bind::verdict_json(&self.inner)
+        vouch_bind::verdict_json(self.whole())
     }
 
     /// Truthiness would be ambiguous (accepted? passed?), and guessing it
@@ -368,22 +418,34 @@ impl Verdict {
     }
 
     fn __repr__(&self) -> String {
-        let problems = self.inner.problems();
+        let whole = self.whole();
+        let problems = whole.problems();
         match problems.first() {
             None => format!(
                 "Verdict(outcome={:?}, passed={}, findings={}, repairs={})",
-                self.inner.outcome(),
-                if self.inner.is_pass() { "True" } else { "False" },
-                self.inner.findings().len(),
-                self.inner.repairs().len()
+                whole.outcome(),
+                if whole.is_pass() { "True" } else { "False" },
+                whole.findings().len(),
+                whole.repairs().len()
             ),
             Some(first) => format!(
                 "Verdict(outcome={:?}, problems={}, first={:?})",
-                self.inner.outcome(),
+                whole.outcome(),
                 problems.len(),
                 first.message
             ),
         }
+    }
+}
+
+/// `vouch.Refused(verdict)`: the exception is the Python package's own
+/// class, so `except vouch.Refused` catches it wherever it is raised.
+fn refused(py: Python<'_>, verdict: Verdict) -> PyErr {
+    static REFUSED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let class = REFUSED.get_or_try_init(py, || py.import("vouch")?.getattr("Refused").map(Bound::unbind));
+    match class.and_then(|c| c.bind(py).call1((verdict,))) {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(e) => e,
     }
 }
 
@@ -444,11 +506,53 @@ impl Contract {
     }
 
     /// Check one reply (str or bytes, exactly as the model sent it). The GIL
-    /// is released while it is checked.
-    fn check(&self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+    /// is released while it is checked, and the value is built on first
+    /// access. With `value=True` the value is built while checking, in the
+    /// check's own walk where the contract accepts the reply exactly as sent
+    /// (the GIL held for the check: for one thread that wants the value).
+    #[pyo3(signature = (raw_reply, *, value = false))]
+    fn check(&self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>, value: bool) -> PyResult<Verdict> {
         let r = raw(raw_reply, "a reply")?;
+        if value {
+            let text = match &r {
+                Raw::Str(s) => Some(&**s),
+                Raw::Bytes(b) => std::str::from_utf8(b).ok(),
+            };
+            if let Some(built) = text.and_then(|t| vouch_bind::build_as_sent(&self.inner, t, &mut Objects(py))) {
+                return Ok(Verdict::as_sent(py, Arc::clone(&self.inner), r, built.unbind()));
+            }
+        }
         let contract = &self.inner;
         Ok(Verdict::new(py.detach(|| contract.check(r.as_ref()))))
+    }
+
+    /// The vouched value of one reply (str or bytes), or `vouch.Refused`
+    /// (carrying the verdict) when the contract refuses it; a gate finding
+    /// does not raise (`check(raw).passed` is for a gate). Without `model`:
+    /// the value as Python objects, built in the check's own walk where the
+    /// contract accepts the reply exactly as sent (`check(raw, value=True)`).
+    /// With `model` (a Pydantic model class): `model` built from the vouched
+    /// JSON in Pydantic's strict mode (`model_validate_json(json, strict=True)`:
+    /// enums, dates and UUIDs from their strings, nothing coerced).
+    #[pyo3(signature = (raw_reply, model = None))]
+    fn parse(
+        &self,
+        py: Python<'_>,
+        raw_reply: &Bound<'_, PyAny>,
+        model: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let Some(model) = model else {
+            let verdict = self.check(py, raw_reply, true)?;
+            if verdict.accepted() {
+                return verdict.value(py);
+            }
+            return Err(refused(py, verdict));
+        };
+        let verdict = self.check(py, raw_reply, false)?;
+        let Some(text) = verdict.json() else { return Err(refused(py, verdict)) };
+        let strict = PyDict::new(py);
+        strict.set_item("strict", true)?;
+        Ok(model.call_method("model_validate_json", (text,), Some(&strict))?.unbind())
     }
 
     /// Check many replies across all cores, with the GIL released, in order.

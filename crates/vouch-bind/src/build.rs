@@ -91,6 +91,15 @@ pub fn build<B: Build>(accepted: &Accepted, builder: &mut B) -> Result<B::Value,
     accepted.deserialize_seed(Seed(builder))
 }
 
+/// The reply checked and walked into `builder`'s objects in one walk, when
+/// the contract accepts it exactly as sent ([`vouch::Contract::accepted_as_sent`]):
+/// `Some(value)` then, and the verdict is accepted with nothing changed.
+/// `None` leaves the reply to the usual way: [`vouch::Contract::check`],
+/// then [`build`] on an accepted verdict.
+pub fn build_as_sent<B: Build>(contract: &vouch::Contract, text: &str, builder: &mut B) -> Option<B::Value> {
+    contract.accepted_as_sent(text, Seed(builder))
+}
+
 /// Walk a [`serde_json::Value`] (a repair's before and after, a provider
 /// schema) into `builder`'s objects, in the same constructors.
 ///
@@ -276,6 +285,50 @@ mod tests {
             let order = |v: &serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
             assert_eq!(order(&built), order(a.value()), "{raw}");
         }
+    }
+
+    #[test]
+    fn one_walk_builds_what_the_check_and_the_walk_build_or_leaves_the_reply() {
+        let Ok(contract) = vouch::Contract::from_json_str(
+            r#"{"type": "object", "properties": {"score": {"type": "integer", "maximum": 100},
+               "tags": {"type": "array", "items": {"type": "string"}}, "nested": {"type": "object"}},
+               "required": ["score"], "additionalProperties": false}"#,
+        ) else {
+            panic!("no contract")
+        };
+        for raw in [
+            r#"{"score": 80}"#,
+            " {\"score\": 0, \"tags\": [\"a\\nb\", \"\\u00e9\", \"\\ud83d\\ude00\"]}\n",
+            r#"{"tags": [], "score": -3}"#,
+        ] {
+            let vouch::Verdict::Accepted(a) = contract.check(raw) else { panic!("refused: {raw}") };
+            let Some(walked) = build_as_sent(&contract, raw, &mut Json) else { panic!("not walked: {raw}") };
+            assert_eq!(Ok(&walked), build(&a, &mut Json).as_ref().map_err(|e| e.message().to_owned()), "{raw}");
+        }
+        // An object its node reads whole (no declared members) is left to the check: accepted all the same.
+        let raw = r#"{"score": 1, "nested": {"z": [1, {}], "a": null}}"#;
+        assert!(contract.check(raw).is_accepted());
+        assert_eq!(build_as_sent(&contract, raw, &mut Json), None);
+        // Refused, or anything the one walk cannot decide, is left to the check.
+        for raw in [
+            r#"{"score": 142}"#,
+            r#"{"score": "80"}"#,
+            "{}",
+            r#"{"score": 1, "score": 1}"#,
+            r#"{"score": 1, "x": 1}"#,
+            r#"{"score": 8"#,
+            "[]",
+            "",
+        ] {
+            assert_eq!(build_as_sent(&contract, raw, &mut Json), None, "{raw}");
+        }
+        // A contract with a repair is never walked once: the repair needs the whole verdict.
+        let Ok(repairing) = vouch::Contract::from_json_str(
+            r#"{"type": "object", "properties": {"score": {"type": "integer", "x-vouch": {"repair": ["coerce"]}}}}"#,
+        ) else {
+            panic!("no contract")
+        };
+        assert_eq!(build_as_sent(&repairing, r#"{"score": 80}"#, &mut Json), None);
     }
 
     #[test]

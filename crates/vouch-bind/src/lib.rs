@@ -35,7 +35,7 @@ mod build;
 mod rounds;
 mod stream;
 
-pub use build::{build, build_value, Build};
+pub use build::{build, build_as_sent, build_value, Build};
 pub use rounds::{Rounds, RoundsError, Step};
 pub use stream::Stream;
 

@@ -51,8 +51,19 @@ impl<'c> Guide<'c> {
     /// at most `max_depth` levels, guided from node `root`; `None` when the
     /// walk gave up anywhere.
     pub(crate) fn deserialize<T: de::DeserializeOwned>(self, json: &str, root: NodeId, max_depth: usize) -> Option<T> {
+        self.deserialize_seed(json, root, max_depth, std::marker::PhantomData)
+    }
+
+    /// [`Guide::deserialize`] into a seed (a binding's own objects).
+    pub(crate) fn deserialize_seed<'de, S: DeserializeSeed<'de>>(
+        self,
+        json: &'de str,
+        root: NodeId,
+        max_depth: usize,
+        seed: S,
+    ) -> Option<S::Value> {
         let mut de = Deserializer::new(json, max_depth);
-        let value = T::deserialize(Guided { de: &mut de, guide: self, id: root }).ok()?;
+        let value = seed.deserialize(Guided { de: &mut de, guide: self, id: root }).ok()?;
         de.reader.skip_ws();
         de.reader.peek().is_none().then_some(value)
     }

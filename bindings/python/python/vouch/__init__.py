@@ -25,7 +25,6 @@ from typing import (
     List,
     Optional,
     Type,
-    TypeVar,
     Union,
 )
 
@@ -51,7 +50,6 @@ __all__ = [
     "rounds_async",
 ]
 
-M = TypeVar("M", bound="BaseModel")
 #: A chat message (OpenAI's format: ``{"role": ..., "content": ...}``); typed
 #: ``Any`` so a ``call`` annotated with an SDK's own message type fits.
 Message = Any
@@ -77,18 +75,6 @@ class Contract(_NativeContract):
         (``model_json_schema()``), with ``x-vouch`` declared through
         ``json_schema_extra``."""
         return cls(model.model_json_schema())
-
-    def parse(self, raw: Union[str, bytes], model: Type[M]) -> M:
-        """Vouch for ``raw``, then build ``model`` from the vouched JSON in
-        Pydantic's strict mode (JSON input: enums, dates and UUIDs from their
-        strings, nothing coerced). Raises :class:`Refused` when the contract
-        refuses the reply; a gate finding does not raise (check
-        ``contract.check(raw).passed`` for a gate)."""
-        verdict = self.check(raw)
-        text = verdict.json
-        if text is None:
-            raise Refused(verdict)
-        return model.model_validate_json(text, strict=True)
 
 
 @dataclass(frozen=True)

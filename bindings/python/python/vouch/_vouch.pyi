@@ -1,6 +1,8 @@
 """The native half of vouch (Rust, over vouch-bind)."""
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Type, TypeVar, Union, overload
+
+M = TypeVar("M")
 
 class ContractError(ValueError):
     """The contract does not compile."""
@@ -67,6 +69,9 @@ class Verdict:
     @property
     def accepted(self) -> bool: ...
     @property
+    def _held_as_sent(self) -> bool:
+        """Test hook, not API: decided and built in one walk."""
+    @property
     def value(self) -> Any:
         """The vouched value as Python objects; ``None`` when refused."""
     @property
@@ -106,7 +111,18 @@ class Contract:
     """A compiled contract."""
 
     def __init__(self, schema: Union[Dict[str, Any], str, bytes]) -> None: ...
-    def check(self, raw: Union[str, bytes]) -> Verdict: ...
+    def check(self, raw: Union[str, bytes], *, value: bool = False) -> Verdict:
+        """Check one reply (the GIL released; the value built on first
+        access). ``value=True``: the value built in the check's own walk
+        where the contract accepts the reply exactly as sent, the GIL held."""
+    @overload
+    def parse(self, raw: Union[str, bytes]) -> Any:
+        """The vouched value, or :class:`vouch.Refused`; built in the check's
+        own walk where the contract accepts the reply exactly as sent."""
+    @overload
+    def parse(self, raw: Union[str, bytes], model: Type[M]) -> M:
+        """``model`` built from the vouched JSON in Pydantic's strict mode, or
+        :class:`vouch.Refused`."""
     def check_many(self, raws: Iterable[Union[str, bytes]]) -> List[Verdict]: ...
     def stream(self) -> StreamCheck: ...
     def prompt(self) -> str: ...

@@ -149,6 +149,40 @@ impl Contract {
         }
     }
 
+    /// The reply checked and its value walked into `seed` in one walk, for
+    /// a binding that builds its own objects ([`Accepted::deserialize_seed`]'s
+    /// seeds): `Some(value)` when the reply is accepted exactly as sent —
+    /// no repair, no finding, [`Contract::check`] would give an accepted
+    /// verdict with nothing changed, and `value` is what `seed` built from
+    /// the vouched text. `None` when the one walk leaves the reply to the
+    /// usual way (a contract with repairs, findings or unwrapping, anything
+    /// the walk cannot decide outright, any refusal, or an error of `seed`):
+    /// then [`Contract::check_str`] gives the verdict, and
+    /// [`Accepted::deserialize_seed`] the value. `None` says nothing about
+    /// the reply; only the check does.
+    ///
+    /// [`Accepted::deserialize_seed`]: crate::Accepted::deserialize_seed
+    ///
+    /// ```
+    /// let contract = vouch::Contract::from_json_str(
+    ///     r#"{"type": "object", "properties": {"score": {"type": "integer", "maximum": 100}}, "required": ["score"]}"#,
+    /// )?;
+    /// let seed = std::marker::PhantomData::<serde_json::Value>;
+    /// assert_eq!(contract.accepted_as_sent(r#"{"score": 80}"#, seed), Some(serde_json::json!({"score": 80})));
+    /// assert_eq!(contract.accepted_as_sent(r#"{"score": 142}"#, seed), None); // the check refuses it
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    pub fn accepted_as_sent<'de, S: serde::de::DeserializeSeed<'de>>(
+        &self,
+        text: &'de str,
+        seed: S,
+    ) -> Option<S::Value> {
+        if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
+            return None;
+        }
+        self.guide().deserialize_seed(text, self.root, self.limits.max_depth, seed)
+    }
+
     /// Test hook, not API: what the one-walk path of
     /// [`Contract::check_as`] gives alone (`None`: it left the reply to
     /// the usual way), for the tests that hold it to the usual way's
@@ -169,8 +203,10 @@ impl Contract {
         if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
             return None;
         }
-        let guide =
-            Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles };
-        guide.deserialize(text, self.root, self.limits.max_depth)
+        self.guide().deserialize(text, self.root, self.limits.max_depth)
+    }
+
+    fn guide(&self) -> Guide<'_> {
+        Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles }
     }
 }
