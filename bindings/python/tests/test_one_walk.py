@@ -2,7 +2,8 @@
 own walk gives the very verdict `check(raw)` gives, field for field, on the
 bench corpus (strict and lenient contracts, every fault class), on mutations
 of its replies, and on the bundled examples; and the one walk is taken, not
-only the usual way."""
+only the usual way. And `check_many` over the same corpus gives `check`'s
+verdicts, in order."""
 
 from __future__ import annotations
 
@@ -146,3 +147,17 @@ def test_a_value_built_in_one_walk_outlives_its_reply() -> None:
     assert verdicts[7].json == contract.check(json.dumps(["item 7"] * 3)).json
     assert json.loads(verdicts[7].to_json())["outcome"] == "accepted"
 
+
+
+def test_check_many_gives_check_s_verdicts_in_order(corpus: List[Dict[str, Any]]) -> None:
+    cs = contracts("lenient")
+    rows = [row for row in corpus if row["contract"] == "eligibility_verdict"][:1500]
+    raws: List[Any] = [row["raw"] if i % 3 else row["raw"].encode() for i, row in enumerate(rows)]
+    contract = cs["eligibility_verdict"]
+    many = contract.check_many(iter(raws))  # any iterable
+    assert [v.to_json() for v in many] == [contract.check(r).to_json() for r in raws]
+    assert [v.value for v in many] == [contract.check(r).value for r in raws]
+    # A reply that is neither str nor bytes, anywhere in the list, is a TypeError naming it.
+    with pytest.raises(TypeError, match="each reply must be str or bytes, not int"):
+        contract.check_many(raws[:700] + [7] + raws[700:])
+    assert contract.check_many([]) == []
