@@ -51,6 +51,7 @@ mod ask;
 mod audit;
 mod batch;
 mod check;
+mod diff;
 mod load;
 mod output;
 mod render;
@@ -97,6 +98,18 @@ enum Command {
     ///
     /// Example: vouch batch --contract examples/contracts/plate.json replies.jsonl --out verdicts.jsonl
     Batch(batch::Args),
+    /// Compare two versions of a contract: every way NEW refuses what OLD accepted
+    /// (breaking), what NEW accepts that OLD refused (loosening), each with its path,
+    /// the change in words and a witness reply checked by both contracts; where the
+    /// comparison cannot decide, undecided, never compatible.
+    ///
+    /// With --values FILE.jsonl, stored values (one JSON value a line) are checked
+    /// against NEW on every core. Exit codes: 0 compatible, 1 breaking (or a stored
+    /// value OLD accepts and NEW refuses; with --fail-on-loosening, a loosening), 2 bad
+    /// invocation, 4 undecided.
+    ///
+    /// Example: vouch diff examples/diff/plate.v1.json examples/diff/plate.v2.json --values examples/diff/stored.jsonl
+    Diff(diff::Args),
     /// Throw the hostile replies models really produce at a contract, or at your own gate.
     ///
     /// Without --against: a table of classes and every hostile reply the contract
@@ -154,6 +167,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => schema::run(&args),
         Command::Batch(args) => batch::run(&args),
         Command::Audit(args) => audit::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Ask(args) => ask::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Completions { shell } => {

@@ -51,6 +51,7 @@
 mod check;
 mod contract;
 mod decimal;
+mod diff;
 mod equal;
 mod export;
 mod findings;
@@ -69,6 +70,7 @@ mod verdict;
 mod write;
 
 pub use contract::{CompileError, CompileErrorKind, Contract, Progress, StreamCheck, Vouched};
+pub use diff::{Change, ChangeKind, ContractDiff};
 pub use export::{ExportError, Provider};
 pub use format::Format;
 pub use handover::HandOverError;
