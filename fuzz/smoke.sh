@@ -18,7 +18,7 @@ if ! cargo +nightly --version >/dev/null 2>&1 || ! cargo +nightly fuzz --version
     exit 0
 fi
 
-targets=(parse check stream compile repair_roundtrip unwrap pattern)
+targets=(parse check stream compile repair_roundtrip unwrap pattern diff)
 
 if ! cargo +nightly fuzz build; then
     echo "fuzz smoke: build failed" >&2

@@ -35,7 +35,9 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "the verdict written two ways differs");
     // check_as's one walk takes only what the check accepts as sent, as its value.
     match (&verdict, contract.__check_as_in_one_walk::<serde_json::Value>(raw)) {
-        (Verdict::Refused(_), Some(w)) => panic!("the one walk took {w}, the check refuses {:?}", String::from_utf8_lossy(raw)),
+        (Verdict::Refused(_), Some(w)) => {
+            panic!("the one walk took {w}, the check refuses {:?}", String::from_utf8_lossy(raw))
+        }
         (Verdict::Accepted(a), Some(w)) => {
             assert!(a.repairs.is_empty(), "the one walk took a reply the check repaired");
             assert_eq!(&w, a.value(), "the one walk reads another value");
