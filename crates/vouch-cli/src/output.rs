@@ -147,10 +147,21 @@ impl LogLines {
 
     /// Wait (at most `limit`) until every line handed over so far is written.
     pub fn flush(&self, limit: std::time::Duration) {
+        let deadline = std::time::Instant::now() + limit;
         let (done, wait) = mpsc::sync_channel(1);
-        if self.queue.send(Logged::Flushed(done)).is_ok() {
-            let _ = wait.recv_timeout(limit);
+        let mut ask = Logged::Flushed(done);
+        // A full queue (standard error blocked) is waited on until the deadline, no longer.
+        loop {
+            match self.queue.try_send(ask) {
+                Ok(()) => break,
+                Err(mpsc::TrySendError::Full(back)) if std::time::Instant::now() < deadline => {
+                    ask = back;
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                Err(_) => return,
+            }
         }
+        let _ = wait.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
     }
 }
 
