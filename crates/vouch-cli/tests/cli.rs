@@ -114,7 +114,7 @@ fn invalid_utf8_reply_is_refused_not_an_error() {
 
 #[test]
 fn every_subcommand_has_help_with_an_example() {
-    for sub in ["check", "batch", "schema", "audit", "ask", "completions"] {
+    for sub in ["check", "batch", "schema", "audit", "ask", "diff", "serve", "completions"] {
         let help = vouch(&[sub, "--help"], None);
         assert_eq!(help.status.code(), Some(0), "{sub}");
         assert!(text(&help.stdout).contains(&format!("Example: vouch {sub}")), "{sub}: {}", text(&help.stdout));
