@@ -106,6 +106,30 @@ impl Contract {
     #[must_use]
     pub fn diff(&self, new: &Contract) -> ContractDiff {
         let mut changes = Vec::new();
+        // The same keywords mean other things in other drafts (`items` as a
+        // list, `$ref` beside other keywords, boolean exclusive bounds):
+        // across drafts, nothing compared keyword by keyword is proof.
+        // (A contract without `$schema` is read as 2020-12.)
+        let draft = |c: &Contract| {
+            keyword(c.document(), "$schema")
+                .and_then(Value::as_str)
+                .unwrap_or("http://json-schema.org/draft/2020-12/schema")
+                .trim_end_matches('#')
+                .replacen("https://", "http://", 1)
+        };
+        if draft(self) != draft(new) {
+            let shown = |c: &Contract| keyword(c.document(), "$schema").map_or_else(|| "(none)".to_owned(), shown);
+            changes.push(Change {
+                kind: ChangeKind::Undecided,
+                path: "/".to_owned(),
+                message: format!(
+                    "the draft changed ($schema {} → {}): keywords may mean other things in it",
+                    shown(self),
+                    shown(new)
+                ),
+                witness: None,
+            });
+        }
         for (kind, from, to) in [(ChangeKind::Breaking, self, new), (ChangeKind::Loosening, new, self)] {
             let mut walk = Walk {
                 from,

@@ -258,6 +258,18 @@ fn equal_contracts_and_annotations_are_compatible_and_unknown_moves_undecided() 
     let diff = contract(&a).diff(&contract(&b));
     assert!(diff.is_compatible() && diff.changes.is_empty(), "{diff:#?}");
     assert!(contract(&a).diff(&contract(&a)).changes.is_empty());
+    // Another draft: the same keywords may mean other things, so nothing is proof.
+    let mut draft7 = a.clone();
+    draft7["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+    let diff = contract(&a).diff(&contract(&draft7));
+    assert_eq!(diff.count(ChangeKind::Undecided), 1, "{diff:#?}");
+    assert!(diff.changes[0].message.contains("the draft changed"), "{diff:#?}");
+    let mut same = a.clone();
+    same["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    let mut same_again = a.clone();
+    same_again["$schema"] = json!("http://json-schema.org/draft/2020-12/schema#");
+    assert!(contract(&same).diff(&contract(&same_again)).changes.is_empty());
+    assert!(contract(&a).diff(&contract(&same)).changes.is_empty(), "no $schema is 2020-12");
     // A pattern that only widens: no witness of a refusal exists, so it is undecided, never compatible.
     let narrow = json!({"type": "string", "pattern": "^[a-z]+$"});
     let wide = json!({"type": "string", "pattern": "^[a-z]*$"});
