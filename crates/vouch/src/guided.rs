@@ -47,14 +47,9 @@ fn doubt() -> HandOverError {
 }
 
 impl<'c> Guide<'c> {
-    /// `T` from the whole of `json` (white space around it allowed), nesting
-    /// at most `max_depth` levels, guided from node `root`; `None` when the
-    /// walk gave up anywhere.
-    pub(crate) fn deserialize<T: de::DeserializeOwned>(self, json: &str, root: NodeId, max_depth: usize) -> Option<T> {
-        self.deserialize_seed(json, root, max_depth, std::marker::PhantomData)
-    }
-
-    /// [`Guide::deserialize`] into a seed (a binding's own objects).
+    /// `seed`'s value from the whole of `json` (white space around it
+    /// allowed), nesting at most `max_depth` levels, guided from node `root`;
+    /// `None` when the walk gave up anywhere.
     pub(crate) fn deserialize_seed<'de, S: DeserializeSeed<'de>>(
         self,
         json: &'de str,

@@ -180,7 +180,9 @@ impl Contract {
         if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
             return None;
         }
-        self.guide().deserialize_seed(text, self.root, self.limits.max_depth, seed)
+        let guide =
+            Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles };
+        guide.deserialize_seed(text, self.root, self.limits.max_depth, seed)
     }
 
     /// Test hook, not API: what the one-walk path of
@@ -200,13 +202,6 @@ impl Contract {
     /// contract asks for no repair, finding or unwrapping and the walk
     /// decides the reply outright; `None` leaves it to the usual way.
     fn guided<T: DeserializeOwned>(&self, text: &str) -> Option<T> {
-        if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
-            return None;
-        }
-        self.guide().deserialize(text, self.root, self.limits.max_depth)
-    }
-
-    fn guide(&self) -> Guide<'_> {
-        Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles }
+        self.accepted_as_sent(text, std::marker::PhantomData)
     }
 }
