@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +28,17 @@ def shared_dir() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return shared
+
+
+def bench_corpus(out: Path, small: int, large: int = 1) -> Path:
+    """The shared bench corpus (``gen.py``: deterministic) written into ``out``:
+    ``small.jsonl`` with ``small`` replies and ``large.jsonl`` with ``large``."""
+    subprocess.run(
+        [sys.executable, str(shared_dir() / "bench/gen.py"), "--out", str(out), "--small", str(small), "--large", str(large)],
+        check=True,
+        capture_output=True,
+    )
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import shared_dir
+from conftest import bench_corpus, shared_dir
 
 if os.environ.get("CI") == "true":
     import dask  # noqa: F401 (CI installs it: missing is a failure, not a skip)
@@ -29,12 +28,7 @@ REPLIES = 20_000
 
 def test_the_verdict_column_equals_vouch_batch_line_for_line(vouch_bin: Path, tmp_path: Path) -> None:
     bench = shared_dir() / "bench"
-    subprocess.run(
-        [sys.executable, str(bench / "gen.py"), "--out", str(tmp_path), "--small", str(REPLIES), "--large", "1"],
-        check=True,
-        capture_output=True,
-    )
-    corpus = tmp_path / "small.jsonl"
+    corpus = bench_corpus(tmp_path, REPLIES) / "small.jsonl"
     contract_path = bench / "contracts/eligibility_verdict.lenient.json"
     out = tmp_path / "verdicts.jsonl"
     subprocess.run([str(vouch_bin), "batch", "-q", "-c", str(contract_path), str(corpus), "--out", str(out)], check=False, capture_output=True)

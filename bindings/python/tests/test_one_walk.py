@@ -9,27 +9,19 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from typing import Any, Dict, List, Tuple
 
 import pytest
 
 import vouch
-from conftest import ROOT, shared_dir
+from conftest import ROOT, bench_corpus, shared_dir
 
 REPLIES = 6000
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> List[Dict[str, Any]]:
-    bench = shared_dir() / "bench"
-    out = tmp_path_factory.mktemp("corpus")
-    subprocess.run(
-        [sys.executable, str(bench / "gen.py"), "--out", str(out), "--small", str(REPLIES), "--large", "40"],
-        check=True,
-        capture_output=True,
-    )
+    out = bench_corpus(tmp_path_factory.mktemp("corpus"), REPLIES, 40)
     lines = (out / "small.jsonl").read_text().splitlines() + (out / "large.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
 

@@ -14,7 +14,7 @@ from typing import Any, Iterator, List
 
 import pytest
 
-from conftest import ROOT, shared_dir
+from conftest import ROOT, bench_corpus, shared_dir
 
 if os.environ.get("CI") == "true":
     import pyspark  # noqa: F401 (CI installs it: missing is a failure, not a skip)
@@ -49,14 +49,7 @@ def spark() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    bench = shared_dir() / "bench"
-    out = tmp_path_factory.mktemp("corpus")
-    subprocess.run(
-        [sys.executable, str(bench / "gen.py"), "--out", str(out), "--small", str(REPLIES), "--large", "1"],
-        check=True,
-        capture_output=True,
-    )
-    return out / "small.jsonl"
+    return bench_corpus(tmp_path_factory.mktemp("corpus"), REPLIES) / "small.jsonl"
 
 
 def test_the_verdict_column_equals_vouch_batch_line_for_line(spark: Any, corpus: Path, vouch_bin: Path, tmp_path: Path) -> None:
