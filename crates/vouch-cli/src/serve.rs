@@ -50,6 +50,11 @@ pub struct Args {
     /// The largest request body in bytes (413 beyond).
     #[arg(long, env = "VOUCH_MAX_BODY_BYTES", value_name = "BYTES")]
     max_body_bytes: Option<usize>,
+    /// Where jobs (POST /v1/jobs) are kept: a file (embedded SQLite),
+    /// redis://HOST:PORT (shared by replicas), or off. Default: a file under
+    /// $XDG_STATE_HOME/vouch (else ~/.local/state/vouch) named for the port.
+    #[arg(long, env = "VOUCH_JOBS", value_name = "PATH|redis://HOST:PORT|off")]
+    jobs: Option<String>,
     /// Serve without client tokens on a non-loopback address.
     #[arg(long)]
     allow_unauthenticated: bool,
@@ -98,6 +103,9 @@ fn configure(args: &Args) -> Result<ServerConfig, String> {
     }
     if let Some(v) = args.max_body_bytes {
         config.max_body_bytes = v;
+    }
+    if let Some(v) = &args.jobs {
+        config.jobs.store = Some(v.clone());
     }
     config.allow_unauthenticated |= args.allow_unauthenticated;
     config.pass_client_key |= args.pass_client_key;
@@ -175,6 +183,16 @@ pub fn run(args: &Args) -> u8 {
             eprintln!("vouch: cannot handle SIGHUP: {e}");
             return EXIT_USAGE;
         }
+        let jobs = match vouch_server::open_jobs(&gateway).await {
+            Ok(j) => j,
+            Err(e) => {
+                eprintln!("vouch: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        if let Some(j) = &jobs {
+            tracing::info!(store = %j.describe(), "jobs kept in {}", j.describe());
+        }
         let listen = gateway.config().listen;
         let listener = match tokio::net::TcpListener::bind(listen).await {
             Ok(l) => l,
@@ -186,7 +204,12 @@ pub fn run(args: &Args) -> u8 {
         let shown = listener.local_addr().map_or_else(|_| listen.to_string(), |a| a.to_string());
         let names: Vec<String> = gateway.catalog().named.keys().cloned().collect();
         tracing::info!(contracts = ?names, upstream = %gateway.config().upstream, "vouch serve listening on http://{shown}");
-        match vouch_server::serve(gateway, listener, stop).await {
+        let served = vouch_server::serve(gateway, listener, stop).await;
+        if let Some(j) = jobs {
+            // Jobs still running after this are taken over when their lease ends.
+            j.drain(std::time::Duration::from_secs(10)).await;
+        }
+        match served {
             Ok(()) => 0,
             Err(e) => {
                 logged.flush(std::time::Duration::from_secs(5));

@@ -23,6 +23,18 @@ pub struct Entry {
     /// Set when the contract is sent as `json_object` because OpenAI strict
     /// mode cannot express it: why.
     pub json_mode_because: Option<String>,
+    /// The contract's version: the first 16 bytes of the SHA-256 of its
+    /// text, in hex. A job records it when posted and is refused, not run,
+    /// if the contract it runs under is another.
+    pub version: String,
+}
+
+/// The version of a contract's text (see [`Entry::version`]).
+#[must_use]
+pub fn version_of(text: &[u8]) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(text);
+    crate::hex(digest.get(..16).unwrap_or_default())
 }
 
 /// Whether a name can be a contract's: what OpenAI allows as a schema name.
@@ -35,7 +47,13 @@ pub fn is_contract_name(name: &str) -> bool {
 ///
 /// # Errors
 /// A sentence: the upstream URL or key cannot be used.
-pub fn entry(name: &str, contract: Contract, config: &ServerConfig, key: Option<&ApiKey>) -> Result<Entry, String> {
+pub fn entry(
+    name: &str,
+    contract: Contract,
+    version: String,
+    config: &ServerConfig,
+    key: Option<&ApiKey>,
+) -> Result<Entry, String> {
     let settings = config.settings_for(name);
     let mut c = Config::new(config.upstream.clone(), config.default_model.clone());
     c.api_key = key.cloned();
@@ -57,7 +75,7 @@ pub fn entry(name: &str, contract: Contract, config: &ServerConfig, key: Option<
         }
         Err(e) => return Err(e.to_string()),
     };
-    Ok(Entry { name: name.to_owned(), asker, limits, json_mode_because })
+    Ok(Entry { name: name.to_owned(), asker, limits, json_mode_because, version })
 }
 
 /// The folder's contracts, by name.
@@ -114,12 +132,12 @@ impl Catalog {
             let loaded = std::fs::read_to_string(&path)
                 .map_err(|e| format!("{}: cannot read the contract: {e}", path.display()))
                 .and_then(|text| {
-                    Contract::from_json_str(&text).map_err(|e| {
+                    let contract = Contract::from_json_str(&text).map_err(|e| {
                         let lines: Vec<String> = e.every().map(|err| format!("{}: {err}", path.display())).collect();
                         lines.join("; ")
-                    })
-                })
-                .and_then(|contract| entry(&name, contract, config, key));
+                    })?;
+                    entry(&name, contract, version_of(text.as_bytes()), config, key)
+                });
             match loaded {
                 Ok(e) => {
                     named.insert(name, Arc::new(e));
@@ -182,7 +200,7 @@ impl InlineCache {
             Ok(c) => c,
             Err(e) => return InlineContract::Invalid(e.every().map(ToString::to_string).collect()),
         };
-        let entry = match entry("inline", contract, config, key) {
+        let entry = match entry("inline", contract, version_of(text.as_bytes()), config, key) {
             Ok(e) => Arc::new(e),
             Err(message) => return InlineContract::Invalid(vec![message]),
         };

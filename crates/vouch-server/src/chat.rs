@@ -134,60 +134,65 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// The chat completions route.
-pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, BytesRejection>, id: String) -> Response {
-    let Ok(permit) = Arc::clone(&g.slots).try_acquire_owned() else {
-        g.metrics.limit("concurrency");
-        let mut r = error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "server_error",
-            "overloaded",
-            "the gateway is at its concurrency limit; retry shortly",
-            &g.scrub,
-        );
-        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return r;
-    };
-    let key = match g.client_key(&headers) {
-        Ok(k) => k,
-        Err(r) => return *r,
-    };
+/// A chat request read, its contract chosen and its limits set.
+pub(crate) struct Ask {
+    pub(crate) entry: Arc<Entry>,
+    pub(crate) forwarded: Forwarded,
+    pub(crate) fallback: Option<Value>,
+    key: Option<Arc<ClientKey>>,
+    model: String,
+    max_tokens: Option<u64>,
+}
+
+/// What a chat request comes to before anything is sent upstream.
+pub(crate) enum Prepared {
+    /// Asked under a contract.
+    Ask(Box<Ask>),
+    /// No contract, and `without_contract = "pass"`: forwarded unchecked.
+    Pass { key: Option<Arc<ClientKey>>, body: Map<String, Value> },
+}
+
+/// Read a chat request and choose its contract: every refusal that needs
+/// no upstream (a body that is not a chat request, an unknown contract, a
+/// bad limit header) is decided here, the same for `/v1/chat/completions`
+/// and for a job, when it is posted and again when it runs.
+pub(crate) fn prepare(
+    g: &Gateway,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Prepared, Box<Response>> {
+    let key = g.client_key(headers)?;
     // Every answer to this request is scrubbed of the client's key too.
     let scrub = key.as_ref().map_or(&g.scrub, |k| &k.answers);
-    let mut body = match g.request_object(body) {
-        Ok(o) => o,
-        Err(r) => return *r,
-    };
+    let mut body = g.request_object(body)?;
     if !body.get("messages").is_some_and(Value::is_array) {
-        return bad_request(scrub, "invalid_body", "messages must be an array");
+        return Err(Box::new(bad_request(scrub, "invalid_body", "messages must be an array")));
     }
     if body.get("n").and_then(Value::as_u64).is_some_and(|n| n != 1) {
-        return bad_request(scrub, "unsupported_n", "vouch answers one choice per request: n must be 1");
+        return Err(Box::new(bad_request(scrub, "unsupported_n", "vouch answers one choice per request: n must be 1")));
     }
     let fallback = match body.remove("vouch") {
         None => None,
         Some(Value::Object(mut v)) => v.remove("fallback").filter(|f| !f.is_null()),
-        Some(_) => return bad_request(scrub, "invalid_body", "vouch must be an object ({\"fallback\": …})"),
+        Some(_) => {
+            return Err(Box::new(bad_request(scrub, "invalid_body", "vouch must be an object ({\"fallback\": …})")))
+        }
     };
-    let entry = match choose(&g, scrub, &headers, &body) {
-        Ok(Some(e)) => e,
-        Ok(None) => {
+    let entry = match choose(g, scrub, headers, &body)? {
+        Some(e) => e,
+        None => {
             return match g.config.without_contract {
-                WithoutContract::Refuse => bad_request(
+                WithoutContract::Refuse => Err(Box::new(bad_request(
                     scrub,
                     "contract_required",
                     "this gateway checks every reply against a contract: name one in response_format.json_schema.name \
                      or the x-vouch-contract header, or send its JSON Schema (GET /v1/contracts lists them)",
-                ),
-                WithoutContract::Pass => crate::pass::forward(&g, key.as_deref(), &headers, body, permit).await,
+                ))),
+                WithoutContract::Pass => Ok(Prepared::Pass { key, body }),
             };
         }
-        Err(r) => return *r,
     };
-    let limits = match limits(scrub, &headers, &entry) {
-        Ok(l) => l,
-        Err(r) => return *r,
-    };
+    let limits = limits(scrub, headers, &entry)?;
     let forwarded_headers: Vec<(String, String)> = headers
         .iter()
         .filter(|(n, _)| g.config.forwards(n.as_str()))
@@ -202,6 +207,34 @@ pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, Bytes
         headers: forwarded_headers,
         key: key.as_ref().map(|k| k.forwarded.clone()),
     };
+    Ok(Prepared::Ask(Box::new(Ask { entry, forwarded, fallback, key, model, max_tokens })))
+}
+
+/// The chat completions route.
+pub async fn chat(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, BytesRejection>, id: String) -> Response {
+    let Ok(permit) = Arc::clone(&g.slots).try_acquire_owned() else {
+        g.metrics.limit("concurrency");
+        let mut r = error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            "overloaded",
+            "the gateway is at its concurrency limit; retry shortly",
+            &g.scrub,
+        );
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    };
+    match prepare(&g, &headers, body) {
+        Err(r) => *r,
+        Ok(Prepared::Pass { key, body }) => crate::pass::forward(&g, key.as_deref(), &headers, body, permit).await,
+        Ok(Prepared::Ask(ask)) => answer(g, *ask, &id, Some(permit)).await,
+    }
+}
+
+/// Ask upstream and answer: the vouched completion, a stream, or a 422.
+/// `permit` is the request's concurrency slot (a job runs on a worker's).
+pub(crate) async fn answer(g: Arc<Gateway>, ask: Ask, id: &str, permit: Option<OwnedSemaphorePermit>) -> Response {
+    let Ask { entry, forwarded, fallback, key, model, max_tokens } = ask;
     let call = Call { g, entry, key, id: format!("chatcmpl-vouch-{id}"), model, created: now_secs(), max_tokens };
     if forwarded.streams() {
         call.stream(forwarded, fallback, permit).await
@@ -267,7 +300,12 @@ impl Call {
     /// streaming check took (so a reply refused at once, or an upstream
     /// that fails, is a plain 422); then each piece as a chunk, and at the
     /// end either the vouch object and `[DONE]`, or an error event.
-    async fn stream(self, forwarded: Forwarded, fallback: Option<Value>, permit: OwnedSemaphorePermit) -> Response {
+    async fn stream(
+        self,
+        forwarded: Forwarded,
+        fallback: Option<Value>,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Response {
         let (tx, mut rx) = mpsc::channel::<Relayed>(64);
         let entry = Arc::clone(&self.entry);
         let ask = async move { entry.asker.ask_forwarded(forwarded, fallback.as_ref(), Some(tx)).await };
@@ -316,7 +354,7 @@ impl Call {
 
     /// Every round refused before anything was relayed, and the fallback
     /// accepted: sent as one chunk, marked `source: fallback`.
-    fn fallback_stream(&self, outcome: &Outcome, permit: OwnedSemaphorePermit) -> Response {
+    fn fallback_stream(&self, outcome: &Outcome, permit: Option<OwnedSemaphorePermit>) -> Response {
         self.g.metrics.ask(&self.entry.name, outcome, self.max_tokens);
         let content = accepted_json(outcome).unwrap_or_default();
         let mut text = String::new();
@@ -352,7 +390,7 @@ struct Streaming {
     pending: Vec<String>,
     role_sent: bool,
     done: bool,
-    _permit: OwnedSemaphorePermit,
+    _permit: Option<OwnedSemaphorePermit>,
 }
 
 impl Streaming {

@@ -70,6 +70,93 @@ pub struct AskSettings {
     pub mode: Option<String>,
 }
 
+/// The jobs API (`POST /v1/jobs`): where jobs are kept and how they run.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JobsConfig {
+    /// Where jobs live: a file path (an embedded SQLite database in WAL
+    /// mode), `redis://HOST:PORT[/DB]` (shared by every replica pointed at
+    /// it), or `off`. Not set: `vouch serve` keeps them in
+    /// `$XDG_STATE_HOME/vouch/jobs-PORT.sqlite3` (else
+    /// `~/.local/state/vouch/…`), PORT the one it listens on.
+    pub store: Option<String>,
+    /// Jobs run at once on this replica.
+    pub workers: usize,
+    /// Jobs waiting, across replicas, past which `POST /v1/jobs` answers 429.
+    pub max_queued: u64,
+    /// How long a replica holds a running job without renewing it; a job
+    /// whose holder is gone (killed, cut off) is taken over after it.
+    pub lease_ms: u64,
+    /// How long a finished job (and its idempotency key) is kept.
+    pub retention_s: u64,
+    /// Runs of one job before it is refused as `job_attempts_exhausted` (a
+    /// job that kills every replica it lands on stops there).
+    pub max_attempts: u32,
+    /// How often an idle replica looks for jobs posted elsewhere.
+    pub poll_ms: u64,
+    /// Redis keys start with this (several gateways can share one server).
+    pub key_prefix: String,
+    /// The environment variable holding the secret webhooks are signed
+    /// with (HMAC-SHA256). Not set: a job asking for a webhook is refused.
+    pub webhook_secret_env: Option<String>,
+    /// URL prefixes a webhook may be sent to (none: no webhook is allowed).
+    pub webhook_allow: Vec<String>,
+    /// Deliveries tried per webhook before it is recorded as failed.
+    pub webhook_attempts: u32,
+    /// The wait before the second delivery; doubled each time after.
+    pub webhook_backoff_ms: u64,
+}
+
+impl Default for JobsConfig {
+    fn default() -> Self {
+        Self {
+            store: None,
+            workers: 64,
+            max_queued: 100_000,
+            lease_ms: 30_000,
+            retention_s: 24 * 3600,
+            max_attempts: 5,
+            poll_ms: 200,
+            key_prefix: "vouch:jobs".to_owned(),
+            webhook_secret_env: None,
+            webhook_allow: Vec::new(),
+            webhook_attempts: 6,
+            webhook_backoff_ms: 1_000,
+        }
+    }
+}
+
+/// Where jobs are kept, as [`JobsConfig::store`] names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobStoreAt {
+    /// No jobs API (`/v1/jobs` answers 404 `jobs_off`).
+    Off,
+    /// An embedded SQLite file.
+    File(PathBuf),
+    /// A Redis server's URL.
+    Redis(String),
+}
+
+impl JobsConfig {
+    /// Where jobs are kept, for a gateway listening on `listen`.
+    #[must_use]
+    pub fn store_at(&self, listen: SocketAddr) -> JobStoreAt {
+        match self.store.as_deref().map(str::trim) {
+            Some("off" | "") => JobStoreAt::Off,
+            Some(s) if s.starts_with("redis://") || s.starts_with("rediss://") => JobStoreAt::Redis(s.to_owned()),
+            Some(s) => JobStoreAt::File(PathBuf::from(s)),
+            None => {
+                let state = std::env::var_os("XDG_STATE_HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+                    .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+                    .unwrap_or_else(|| PathBuf::from("."));
+                JobStoreAt::File(state.join("vouch").join(format!("jobs-{}.sqlite3", listen.port())))
+            }
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -121,6 +208,8 @@ pub struct ServerConfig {
     pub defaults: AskSettings,
     /// Limits per contract, by name.
     pub contract: BTreeMap<String, AskSettings>,
+    /// The jobs API.
+    pub jobs: JobsConfig,
 }
 
 impl Default for ServerConfig {
@@ -146,6 +235,7 @@ impl Default for ServerConfig {
             max_retry_wait_ms: 10_000,
             defaults: AskSettings::default(),
             contract: BTreeMap::new(),
+            jobs: JobsConfig::default(),
         }
     }
 }
@@ -215,6 +305,16 @@ impl ServerConfig {
         }
         if self.max_body_bytes == 0 || self.max_concurrency == 0 {
             return Err(ConfigError("max_body_bytes and max_concurrency must be at least 1".to_owned()));
+        }
+        let j = &self.jobs;
+        if j.workers == 0 || j.max_queued == 0 || j.lease_ms < 100 || j.max_attempts == 0 || j.webhook_attempts == 0 {
+            return Err(ConfigError(
+                "jobs: workers, max_queued, max_attempts and webhook_attempts must be at least 1, lease_ms at least 100"
+                    .to_owned(),
+            ));
+        }
+        if let Some(bad) = j.webhook_allow.iter().find(|p| !(p.starts_with("https://") || p.starts_with("http://"))) {
+            return Err(ConfigError(format!("jobs.webhook_allow: {bad:?} is not an http(s) URL prefix")));
         }
         let all =
             std::iter::once(("defaults", &self.defaults)).chain(self.contract.iter().map(|(k, v)| (k.as_str(), v)));

@@ -35,6 +35,7 @@ mod catalog;
 mod chat;
 mod check;
 mod config;
+pub mod jobs;
 mod metrics;
 mod pass;
 mod reply;
@@ -58,14 +59,27 @@ use tokio::sync::Semaphore;
 use tracing::Instrument as _;
 use vouch_llm::{ApiKey, ForwardedKey, Scrubber};
 
+pub use jobs::{open_jobs, Jobs};
+
 pub use catalog::{is_contract_name, Catalog, Entry, LoadError};
 pub use chat::{CONTRACT_HEADER, DEADLINE_HEADER, ROUNDS_HEADER, TOKENS_HEADER};
 pub use config::{
-    AskSettings, ConfigError, ServerConfig, TimeoutsMs, WithoutContract, CREDENTIAL_HEADERS, OWN_HEADERS,
+    AskSettings, ConfigError, JobStoreAt, JobsConfig, ServerConfig, TimeoutsMs, WithoutContract, CREDENTIAL_HEADERS,
+    OWN_HEADERS,
 };
 
 use catalog::InlineCache;
 use metrics::Metrics;
+
+/// Bytes as lower-case hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
 
 /// The request id header, taken from the client when it is a plain token,
 /// else made; echoed on every response.
@@ -93,6 +107,9 @@ pub enum ServeError {
     /// The contracts folder cannot be read.
     #[error("{0}")]
     Contracts(String),
+    /// The job store cannot be opened.
+    #[error("{0}")]
+    Jobs(String),
 }
 
 /// The gateway: configuration, contracts, metrics. Build it with
@@ -120,6 +137,8 @@ pub struct Gateway {
     ready: AtomicBool,
     next_id: AtomicU64,
     id_prefix: u32,
+    /// The job store, once opened ([`open_jobs`]).
+    jobs: std::sync::OnceLock<Arc<Jobs>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -239,6 +258,7 @@ impl Gateway {
             ready: AtomicBool::new(true),
             next_id: AtomicU64::new(0),
             id_prefix: fastrand::u32(..),
+            jobs: std::sync::OnceLock::new(),
             config,
         };
         Ok((gateway, errors))
@@ -355,6 +375,24 @@ impl Gateway {
         self.tokens.iter().fold(false, |ok, t| same_token(t, given) | ok)
     }
 
+    /// Whose a job is: a digest of the client's token (empty when the
+    /// gateway takes no tokens). Another client's job is not found.
+    fn client_owner(&self, headers: &HeaderMap) -> String {
+        if self.tokens.is_empty() {
+            return String::new();
+        }
+        let given = headers.get(self.token_header()).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let given = bearer(given).unwrap_or(given).trim();
+        use sha2::Digest as _;
+        hex(sha2::Sha256::digest(given.as_bytes()).get(..16).unwrap_or_default())
+    }
+
+    /// The job store, when [`open_jobs`] opened one.
+    #[must_use]
+    pub fn jobs(&self) -> Option<&Arc<Jobs>> {
+        self.jobs.get()
+    }
+
     /// With `pass_client_key`, the client's upstream key (its
     /// `Authorization: Bearer …`), or the 401 that refuses a request
     /// without one; `Ok(None)` when keys are not passed through.
@@ -401,6 +439,9 @@ impl Gateway {
         Router::new()
             .route("/v1/chat/completions", post(chat_route))
             .route("/v1/check", post(check_route))
+            .route("/v1/jobs", post(jobs_post_route))
+            .route("/v1/jobs/{id}", get(jobs_get_route).delete(jobs_cancel_route))
+            .route("/v1/jobs/{id}/result", get(jobs_result_route))
             .route("/v1/contracts", get(contracts_route))
             .route("/healthz", get(|| async { "ok" }))
             .route("/readyz", get(ready_route))
@@ -417,7 +458,10 @@ async fn around(State(g): State<Arc<Gateway>>, mut request: Request, next: Next)
     let id = g.request_id(request.headers());
     let path = request.uri().path().to_owned();
     let route = match path.as_str() {
-        "/v1/chat/completions" | "/v1/check" | "/v1/contracts" | "/healthz" | "/readyz" | "/metrics" => path.clone(),
+        "/v1/chat/completions" | "/v1/check" | "/v1/contracts" | "/v1/jobs" | "/healthz" | "/readyz" | "/metrics" => {
+            path.clone()
+        }
+        p if p.starts_with("/v1/jobs/") => "/v1/jobs/{id}".to_owned(),
         _ => "other".to_owned(),
     };
     // The request's span exists only at debug and below (the ask's own spans
@@ -474,6 +518,38 @@ async fn chat_route(
     r
 }
 
+async fn jobs_post_route(
+    State(g): State<Arc<Gateway>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    jobs::post(g, headers, body).await
+}
+
+async fn jobs_get_route(
+    State(g): State<Arc<Gateway>>,
+    headers: HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    jobs::get(g, headers, id).await
+}
+
+async fn jobs_result_route(
+    State(g): State<Arc<Gateway>>,
+    headers: HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    jobs::result(g, headers, id).await
+}
+
+async fn jobs_cancel_route(
+    State(g): State<Arc<Gateway>>,
+    headers: HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    jobs::cancel(g, headers, id).await
+}
+
 async fn check_route(State(g): State<Arc<Gateway>>, body: Result<Bytes, BytesRejection>) -> Response {
     check::check(&g, body)
 }
@@ -512,6 +588,7 @@ async fn ready_route(State(g): State<Arc<Gateway>>) -> Response {
 }
 
 async fn metrics_route(State(g): State<Arc<Gateway>>) -> Response {
+    jobs::refresh_depth(&g).await;
     let text = g.scrub.scrub(&g.metrics.render());
     let mut r = (StatusCode::OK, text).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"));

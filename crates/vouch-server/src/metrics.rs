@@ -13,6 +13,8 @@ use vouch_llm::Outcome;
 const LATENCY_BUCKETS: [f64; 14] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
 /// Upper bounds of the rounds-per-ask histogram.
 const ROUND_BUCKETS: [f64; 5] = [1.0, 2.0, 3.0, 5.0, 10.0];
+/// Upper bounds of the job latency histograms, in seconds.
+const JOB_BUCKETS: [f64; 14] = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0];
 
 #[derive(Default)]
 struct Histogram {
@@ -54,6 +56,8 @@ struct Series {
     counters: BTreeMap<&'static str, BTreeMap<String, u64>>,
     latency: BTreeMap<String, Histogram>,
     rounds: BTreeMap<String, Histogram>,
+    job_wait: Histogram,
+    job_total: Histogram,
 }
 
 /// The gateway's metrics.
@@ -61,6 +65,8 @@ struct Series {
 pub struct Metrics {
     series: Mutex<Series>,
     in_flight: AtomicI64,
+    jobs_queued: AtomicI64,
+    jobs_running: AtomicI64,
 }
 
 /// A label value as Prometheus reads it (`\`, `"` and line breaks escaped).
@@ -68,7 +74,7 @@ fn label(v: &str) -> String {
     v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
-const HELP: [(&str, &str); 8] = [
+const HELP: [(&str, &str); 13] = [
     ("vouch_http_requests_total", "HTTP requests answered, by route and status."),
     ("vouch_verdicts_total", "Asks ended, by contract, outcome (accepted, fallback, refused) and problem code."),
     ("vouch_rounds_total", "Upstream requests made, by contract."),
@@ -77,6 +83,11 @@ const HELP: [(&str, &str); 8] = [
     ("vouch_tokens_saved_total", "Completion tokens not generated thanks to early refusal (max_tokens minus tokens received, when the request set max_tokens)."),
     ("vouch_config_reloads_total", "Contract reloads, by result."),
     ("vouch_limit_refusals_total", "Requests refused by a limit, by limit (body_size, concurrency)."),
+    ("vouch_jobs_submitted_total", "Jobs posted and kept (a replayed idempotent POST is not counted)."),
+    ("vouch_jobs_rejected_total", "Jobs refused at POST, by reason (queue_full)."),
+    ("vouch_jobs_finished_total", "Jobs whose result this replica recorded, by outcome (accepted, fallback, refused, cancelled)."),
+    ("vouch_jobs_results_discarded_total", "Runs that ended after their job was cancelled or taken over: nothing recorded."),
+    ("vouch_webhook_deliveries_total", "Webhook tries, by result (delivered, retried, failed)."),
 ];
 
 impl Metrics {
@@ -105,6 +116,51 @@ impl Metrics {
     /// A request started / ended (the in-flight gauge).
     pub fn in_flight(&self, delta: i64) {
         self.in_flight.fetch_add(delta, Ordering::Relaxed);
+    }
+
+    /// A job kept.
+    pub fn job_submitted(&self) {
+        self.add("vouch_jobs_submitted_total", String::new(), 1);
+    }
+
+    /// A job refused at POST.
+    pub fn job_rejected(&self, reason: &str) {
+        self.add("vouch_jobs_rejected_total", format!("reason=\"{}\"", label(reason)), 1);
+    }
+
+    /// A job started for the first time, `wait_ms` after it was posted.
+    pub fn job_started(&self, wait_ms: u64) {
+        if let Ok(mut s) = self.series.lock() {
+            #[allow(clippy::cast_precision_loss)] // milliseconds, far below 2^52
+            s.job_wait.observe(&JOB_BUCKETS, wait_ms as f64 / 1000.0);
+        }
+    }
+
+    /// A job's result recorded, `total_ms` after it was posted.
+    pub fn job_finished(&self, outcome: &str, total_ms: u64) {
+        self.add("vouch_jobs_finished_total", format!("outcome=\"{}\"", label(outcome)), 1);
+        if outcome != "cancelled" {
+            if let Ok(mut s) = self.series.lock() {
+                #[allow(clippy::cast_precision_loss)] // milliseconds, far below 2^52
+                s.job_total.observe(&JOB_BUCKETS, total_ms as f64 / 1000.0);
+            }
+        }
+    }
+
+    /// A run whose result was not recorded (cancelled or taken over).
+    pub fn job_discarded(&self) {
+        self.add("vouch_jobs_results_discarded_total", String::new(), 1);
+    }
+
+    /// A webhook try.
+    pub fn webhook(&self, result: &str) {
+        self.add("vouch_webhook_deliveries_total", format!("result=\"{}\"", label(result)), 1);
+    }
+
+    /// The queue's depth (across replicas) and the jobs this replica runs.
+    pub fn jobs_gauges(&self, queued: u64, running: usize) {
+        self.jobs_queued.store(i64::try_from(queued).unwrap_or(i64::MAX), Ordering::Relaxed);
+        self.jobs_running.store(i64::try_from(running).unwrap_or(i64::MAX), Ordering::Relaxed);
     }
 
     /// One ask's outcome, its rounds and tokens.
@@ -158,12 +214,21 @@ impl Metrics {
         let mut out = String::new();
         let _ = writeln!(out, "# HELP vouch_in_flight Requests being answered.\n# TYPE vouch_in_flight gauge");
         let _ = writeln!(out, "vouch_in_flight {}", self.in_flight.load(Ordering::Relaxed));
+        let _ =
+            writeln!(out, "# HELP vouch_jobs_queued Jobs waiting (across replicas).\n# TYPE vouch_jobs_queued gauge");
+        let _ = writeln!(out, "vouch_jobs_queued {}", self.jobs_queued.load(Ordering::Relaxed));
+        let _ = writeln!(out, "# HELP vouch_jobs_running Jobs this replica runs.\n# TYPE vouch_jobs_running gauge");
+        let _ = writeln!(out, "vouch_jobs_running {}", self.jobs_running.load(Ordering::Relaxed));
         let Ok(s) = self.series.lock() else { return out };
         for (family, help) in HELP {
             let _ = writeln!(out, "# HELP {family} {help}\n# TYPE {family} counter");
             if let Some(series) = s.counters.get(family) {
                 for (labels, v) in series {
-                    let _ = writeln!(out, "{family}{{{labels}}} {v}");
+                    if labels.is_empty() {
+                        let _ = writeln!(out, "{family} {v}");
+                    } else {
+                        let _ = writeln!(out, "{family}{{{labels}}} {v}");
+                    }
                 }
             }
         }
@@ -178,6 +243,16 @@ impl Metrics {
         for (labels, h) in &s.rounds {
             h.write(&mut out, "vouch_ask_rounds", labels, &ROUND_BUCKETS);
         }
+        let _ = writeln!(
+            out,
+            "# HELP vouch_job_wait_seconds From a job's POST to its first start.\n# TYPE vouch_job_wait_seconds histogram"
+        );
+        s.job_wait.write(&mut out, "vouch_job_wait_seconds", "", &JOB_BUCKETS);
+        let _ = writeln!(
+            out,
+            "# HELP vouch_job_seconds From a job's POST to its result recorded.\n# TYPE vouch_job_seconds histogram"
+        );
+        s.job_total.write(&mut out, "vouch_job_seconds", "", &JOB_BUCKETS);
         out
     }
 }
