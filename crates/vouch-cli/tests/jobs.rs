@@ -816,3 +816,79 @@ fn a_replica_paused_past_its_lease_records_nothing_when_it_wakes() {
     assert_eq!(after["finished_ms"], record["finished_ms"]);
     assert_eq!(metric(&a.addr, "vouch_jobs_finished_total{outcome=\"accepted\"}"), 0.0);
 }
+
+// ---------------------------------------------------------------- a JSONL file through jobs
+
+#[test]
+fn examples_jobs_push_writes_results_in_input_order_and_a_rerun_posts_nothing_twice() {
+    let upstream = Upstream::start(Arc::new(|tag, _| {
+        let said_no = r#"{"productPresent":"no","productTextPresent":false,"garbledText":false}"#;
+        // Later lines answer sooner: the order of the output is the input's, not the finish's.
+        let delay = Duration::from_millis(if tag == "first" { 400 } else { 0 });
+        (delay, if tag == "says no" { said_no.to_owned() } else { CLEAN_PLATE.to_owned() })
+    }));
+    let dir = scratch("push");
+    let store = dir.join("jobs.sqlite3");
+    let served = serve(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), ""), &[]);
+    let mut unknown = plate_job("unknown");
+    unknown["response_format"]["json_schema"]["name"] = json!("nope");
+    let lines = [
+        plate_job("first").to_string(),
+        plate_job("says no").to_string(),
+        "not json".to_owned(),
+        unknown.to_string(),
+        plate_job("last").to_string(),
+    ];
+    let input = dir.join("requests.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let push = || {
+        let out = Command::new("python3")
+            .arg(root().join("examples/jobs/push.py"))
+            .arg(&input)
+            .args(["--url", &format!("http://{}", served.addr), "--poll", "0.05"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().map(json_of).collect::<Vec<_>>()
+    };
+    let results = push();
+    assert_eq!(results.iter().map(|r| r["line"].as_u64().unwrap()).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    assert_eq!(results[0]["outcome"], "accepted");
+    assert_eq!(results[0]["body"]["choices"][0]["message"]["content"], CLEAN_PLATE);
+    assert_eq!(results[1]["status_code"], 422);
+    assert_eq!(results[1]["body"]["error"]["type"], "vouch_refused");
+    assert!(results[2]["error"].as_str().unwrap().starts_with("not JSON"), "{}", results[2]);
+    assert!(results[3]["error"].as_str().unwrap().contains("no contract named"), "{}", results[3]);
+    assert_eq!(results[4]["outcome"], "accepted");
+    let calls = upstream.calls().len();
+    assert_eq!(calls, 4, "first and last once, says-no twice (two rounds)");
+    // Run again: the same jobs are found by their idempotency keys; nothing is asked again.
+    let again = push();
+    assert_eq!(again, results);
+    assert_eq!(upstream.calls().len(), calls);
+}
+
+#[test]
+fn a_job_cancelled_through_another_replica_stops_its_upstream_call() {
+    let Some(redis) = redis() else { return };
+    let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::from_secs(30), CLEAN_PLATE.to_owned())));
+    let dir = scratch("redis-cancel");
+    let prefix = format!("vouch-test-{}-cancel", std::process::id());
+    // Leases of 30 s: the cancel is seen at the next renewal (at most 2 s), not at the lease's end.
+    let cfg = redis_config(&upstream, &dir, &redis, &prefix, "lease_ms = 30000");
+    let a = serve(&dir, "a", &cfg, &[]);
+    let id = post_job(&a.addr, &plate_job("far"), &[]);
+    upstream.wait_calls("far", 1, Duration::from_secs(10));
+    let b = serve(&dir, "b", &cfg, &[]);
+    let (status, _, text) = http(&b.addr, "DELETE", &format!("/v1/jobs/{id}"), &[], None);
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(json_of(&text)["status"], "cancelled");
+    let start = Instant::now();
+    while !upstream.calls_for("far")[0].aborted {
+        assert!(start.elapsed() < Duration::from_secs(4), "the upstream call on the other replica goes on");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (_, _, text) = http(&a.addr, "GET", &format!("/v1/jobs/{id}"), &[], None);
+    assert_eq!(json_of(&text)["response"]["body"]["error"]["code"], "job_cancelled");
+    assert_eq!(metric(&a.addr, "vouch_jobs_results_discarded_total"), 1.0);
+}

@@ -8,9 +8,16 @@
 //! THREADS (default 1) is the number of tokio worker threads; 1 uses a
 //! current-thread runtime, which is plenty on loopback and leaves the other
 //! core to the load generator and the gateway.
+//!
+//! With `FAKE_UPSTREAM_COUNT=1` (bench/jobs), each request body is searched
+//! for a tag `bench-job-N` and calls are counted per tag; `GET /counts`
+//! answers `{"calls", "distinct", "repeated"}` (repeated: tags called more
+//! than once), so a benchmark can tell a job run twice.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -45,10 +52,44 @@ fn completion_body() -> Bytes {
 
 const NOT_FOUND: &str = r#"{"error":{"message":"fake-upstream answers only POST /v1/chat/completions","type":"invalid_request_error","param":null,"code":"not_found"}}"#;
 
-async fn handle(req: Request<Incoming>, completion: Bytes) -> Result<Response<Full<Bytes>>, Infallible> {
+/// Calls per `bench-job-N` tag, when counting.
+type Counts = Option<Arc<Mutex<HashMap<u64, u32>>>>;
+
+/// The number after the first `bench-job-` in the body.
+fn tag_of(body: &[u8]) -> Option<u64> {
+    let marker = b"bench-job-";
+    let at = body.windows(marker.len()).position(|w| w == marker)? + marker.len();
+    let digits: Vec<u8> = body.get(at..)?.iter().copied().take_while(u8::is_ascii_digit).collect();
+    std::str::from_utf8(&digits).ok()?.parse().ok()
+}
+
+fn counts_body(counts: &Counts) -> Bytes {
+    let Some(c) = counts else { return Bytes::from_static(b"{\"counting\":false}") };
+    let c = c.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let calls: u64 = c.values().map(|n| u64::from(*n)).sum();
+    let repeated = c.values().filter(|n| **n > 1).count();
+    Bytes::from(format!("{{\"calls\":{calls},\"distinct\":{},\"repeated\":{repeated}}}", c.len()))
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    completion: Bytes,
+    counts: Counts,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    if req.method() == Method::GET && req.uri().path() == "/counts" {
+        let mut resp = Response::new(Full::new(counts_body(&counts)));
+        resp.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        return Ok(resp);
+    }
     let ok = req.method() == Method::POST && matches!(req.uri().path(), "/v1/chat/completions" | "/chat/completions");
     // Drain the request body so the connection can carry the next request.
-    let _ = req.into_body().collect().await;
+    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    if let (true, Some(c)) = (ok, &counts) {
+        if let Some(tag) = tag_of(&body) {
+            let mut c = c.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            *c.entry(tag).or_insert(0) += 1;
+        }
+    }
     let (status, body) = if ok {
         (StatusCode::OK, completion)
     } else {
@@ -63,6 +104,8 @@ async fn handle(req: Request<Incoming>, completion: Bytes) -> Result<Response<Fu
 async fn serve(addr: SocketAddr) -> std::io::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     let completion = completion_body();
+    let counts: Counts =
+        (std::env::var("FAKE_UPSTREAM_COUNT").as_deref() == Ok("1")).then(|| Arc::new(Mutex::new(HashMap::new())));
     eprintln!("fake-upstream: listening on http://{addr}/v1");
     loop {
         let (stream, _) = match listener.accept().await {
@@ -76,8 +119,9 @@ async fn serve(addr: SocketAddr) -> std::io::Result<()> {
         };
         let _ = stream.set_nodelay(true);
         let completion = completion.clone();
+        let counts = counts.clone();
         tokio::spawn(async move {
-            let svc = service_fn(move |req| handle(req, completion.clone()));
+            let svc = service_fn(move |req| handle(req, completion.clone(), counts.clone()));
             let _ = http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(stream), svc).await;
         });
     }

@@ -39,6 +39,9 @@ use store::{Cancel, Claimed, NewJob, Outcome, Record, Status, Store, Submitted};
 /// The header that makes a retried `POST /v1/jobs` return the same job.
 pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 
+/// The most jobs one replica takes in one step of the store.
+const CLAIM_BATCH: usize = 32;
+
 /// The largest response body a job records.
 const MAX_RESULT_BYTES: usize = 64 * 1024 * 1024;
 
@@ -142,31 +145,41 @@ pub async fn open_jobs(g: &Arc<Gateway>) -> Result<Option<Arc<Jobs>>, ServeError
     Ok(Some(jobs))
 }
 
-/// Take jobs as workers free up; when none waits, sleep until one is posted
-/// here or `poll_ms` pass (for jobs posted to other replicas, and leases
-/// that ran out).
+/// Take jobs as workers free up (as many at once as are free, up to
+/// [`CLAIM_BATCH`], in one step of the store); when none waits, sleep until
+/// one is posted here or `poll_ms` pass (for jobs posted to other replicas,
+/// and leases that ran out).
 async fn dispatch(g: Arc<Gateway>, jobs: Arc<Jobs>) {
     let slots = Arc::new(Semaphore::new(jobs.config.workers));
     let poll = Duration::from_millis(jobs.config.poll_ms.max(1));
     let mut failing = Duration::ZERO;
     while !jobs.stopping.load(Ordering::Relaxed) {
-        let Ok(permit) = Arc::clone(&slots).acquire_owned().await else { return };
+        let Ok(first) = Arc::clone(&slots).acquire_owned().await else { return };
+        let mut permits = vec![first];
+        while permits.len() < CLAIM_BATCH {
+            match Arc::clone(&slots).try_acquire_owned() {
+                Ok(p) => permits.push(p),
+                Err(_) => break,
+            }
+        }
         if jobs.stopping.load(Ordering::Relaxed) {
             return;
         }
         // Registered before the claim: a job posted while the claim runs wakes it.
         let woken = jobs.wake.notified();
-        match jobs.store.claim(&jobs.worker, now_ms(), jobs.config.lease_ms).await {
-            Ok(Some(claimed)) => {
+        match jobs.store.claim(&jobs.worker, now_ms(), jobs.config.lease_ms, permits.len()).await {
+            Ok(claimed) if !claimed.is_empty() => {
                 failing = Duration::ZERO;
-                tokio::spawn(run(Arc::clone(&g), Arc::clone(&jobs), claimed, permit));
+                for (job, permit) in claimed.into_iter().zip(permits) {
+                    tokio::spawn(run(Arc::clone(&g), Arc::clone(&jobs), job, permit));
+                }
             }
-            Ok(None) => {
-                drop(permit);
+            Ok(_) => {
+                drop(permits);
                 let _ = tokio::time::timeout(poll, woken).await;
             }
             Err(e) => {
-                drop(permit);
+                drop(permits);
                 failing = (failing * 2).clamp(poll, poll * 50);
                 tracing::warn!("jobs: cannot take a job: {e}");
                 tokio::time::sleep(failing).await;
@@ -270,11 +283,16 @@ enum Held {
     Failed(String),
 }
 
-/// Wait for the run, renewing the lease every third of it; a renewal
-/// refused (the job was cancelled, or another replica took it over) aborts
-/// the run, and with it the upstream call.
+/// The longest time between two renewals of a lease: a job cancelled
+/// through another replica stops within it.
+const MAX_RENEW_EVERY: Duration = Duration::from_secs(2);
+
+/// Wait for the run, renewing the lease every third of it (at least every
+/// [`MAX_RENEW_EVERY`]); a renewal refused (the job was cancelled, or
+/// another replica took it over) aborts the run, and with it the upstream
+/// call.
 async fn hold(jobs: &Jobs, id: &str, mut task: tokio::task::JoinHandle<Outcome>) -> Held {
-    let every = Duration::from_millis((jobs.config.lease_ms / 3).max(30));
+    let every = Duration::from_millis((jobs.config.lease_ms / 3).max(30)).min(MAX_RENEW_EVERY);
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     loop {
         tokio::select! {

@@ -40,31 +40,42 @@ if idem ~= '' then redis.call('SET', idem, id, 'EX', tonumber(ARGV[12])) end
 return {'new', id}
 ";
 
-/// Pops the oldest queued id, else the oldest expired lease. A popped id
-/// whose job is gone or finished (cancelled meanwhile) answers `skip`.
+/// Pops up to ARGV[5] jobs: the oldest queued ids, else the oldest expired
+/// leases. A popped id whose job is gone or finished (cancelled meanwhile)
+/// is dropped. Answers the jobs' fields, 8 per job.
 const CLAIM: &str = r"
 local prefix = ARGV[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local id = redis.call('RPOP', prefix .. ':queue')
-if not id then
-  local expired = redis.call('ZRANGEBYSCORE', prefix .. ':leases', '-inf', now, 'LIMIT', 0, 1)
-  id = expired[1]
-end
-if not id then return {'none'} end
-local key = prefix .. ':job:' .. id
-local status = redis.call('HGET', key, 'status')
-if status ~= 'queued' and status ~= 'running' then
-  redis.call('ZREM', prefix .. ':leases', id)
-  return {'skip'}
-end
 local until_ms = now + tonumber(ARGV[3])
-redis.call('HSET', key, 'status', 'running', 'worker', ARGV[2], 'lease_until_ms', until_ms)
-if redis.call('HEXISTS', key, 'started_ms') == 0 then redis.call('HSET', key, 'started_ms', ARGV[4]) end
-local attempts = redis.call('HINCRBY', key, 'attempts', 1)
-redis.call('ZADD', prefix .. ':leases', until_ms, id)
-local f = redis.call('HMGET', key, 'request', 'contract', 'version', 'created_ms', 'started_ms', 'webhook')
-return {'claimed', id, f[1] or '', f[2] or '', f[3] or '', tostring(attempts), f[4] or '0', f[5] or '0', f[6] or ''}
+local out = {}
+local taken = 0
+local tries = 0
+while taken < tonumber(ARGV[5]) and tries < 4 * tonumber(ARGV[5]) + 16 do
+  tries = tries + 1
+  local id = redis.call('RPOP', prefix .. ':queue')
+  if not id then
+    local expired = redis.call('ZRANGEBYSCORE', prefix .. ':leases', '-inf', now, 'LIMIT', 0, 1)
+    id = expired[1]
+  end
+  if not id then break end
+  local key = prefix .. ':job:' .. id
+  local status = redis.call('HGET', key, 'status')
+  if status ~= 'queued' and status ~= 'running' then
+    redis.call('ZREM', prefix .. ':leases', id)
+  else
+    redis.call('HSET', key, 'status', 'running', 'worker', ARGV[2], 'lease_until_ms', until_ms)
+    if redis.call('HEXISTS', key, 'started_ms') == 0 then redis.call('HSET', key, 'started_ms', ARGV[4]) end
+    local attempts = redis.call('HINCRBY', key, 'attempts', 1)
+    redis.call('ZADD', prefix .. ':leases', until_ms, id)
+    local f = redis.call('HMGET', key, 'request', 'contract', 'version', 'created_ms', 'started_ms', 'webhook')
+    for _, v in ipairs({id, f[1] or '', f[2] or '', f[3] or '', tostring(attempts), f[4] or '0', f[5] or '0', f[6] or ''}) do
+      table.insert(out, v)
+    end
+    taken = taken + 1
+  end
+end
+return out
 ";
 
 const RENEW: &str = r"
@@ -240,34 +251,35 @@ impl RedisStore {
         }))
     }
 
-    pub(super) async fn claim(&self, worker: &str, now_ms: u64, lease_ms: u64) -> Result<Option<Claimed>, StoreError> {
-        // A popped job that was cancelled meanwhile is skipped; a bounded
-        // number of them in a row, then the next poll goes on.
-        for _ in 0..64 {
-            let mut inv = self.claim.prepare_invoke();
-            inv.arg(&self.prefix).arg(worker).arg(lease_ms).arg(now_ms);
-            let a: Vec<String> = inv.invoke_async(&mut self.conn()).await.map_err(err)?;
-            match a.first().map(String::as_str) {
-                Some("none") => return Ok(None),
-                Some("skip") => {}
-                Some("claimed") if a.len() == 9 => {
-                    let s = |i: usize| a.get(i).cloned().unwrap_or_default();
-                    let n = |i: usize| a.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-                    return Ok(Some(Claimed {
-                        id: s(1),
-                        request: s(2),
-                        contract: s(3),
-                        version: s(4),
-                        attempts: u32::try_from(n(5)).unwrap_or(u32::MAX),
-                        created_ms: n(6),
-                        started_ms: n(7),
-                        webhook: Some(s(8)).filter(|w| !w.is_empty()),
-                    }));
-                }
-                _ => return Err(StoreError(format!("unexpected answer to a claim: {} fields", a.len()))),
-            }
+    pub(super) async fn claim(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        lease_ms: u64,
+        max: usize,
+    ) -> Result<Vec<Claimed>, StoreError> {
+        let mut inv = self.claim.prepare_invoke();
+        inv.arg(&self.prefix).arg(worker).arg(lease_ms).arg(now_ms).arg(max.max(1));
+        let a: Vec<String> = inv.invoke_async(&mut self.conn()).await.map_err(err)?;
+        if a.len() % 8 != 0 {
+            return Err(StoreError(format!("unexpected answer to a claim: {} fields", a.len())));
         }
-        Ok(None)
+        Ok(a.chunks_exact(8)
+            .map(|f| {
+                let s = |i: usize| f.get(i).cloned().unwrap_or_default();
+                let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+                Claimed {
+                    id: s(0),
+                    request: s(1),
+                    contract: s(2),
+                    version: s(3),
+                    attempts: u32::try_from(n(4)).unwrap_or(u32::MAX),
+                    created_ms: n(5),
+                    started_ms: n(6),
+                    webhook: Some(s(7)).filter(|w| !w.is_empty()),
+                }
+            })
+            .collect())
     }
 
     pub(super) async fn renew(&self, id: &str, worker: &str, lease_ms: u64) -> Result<bool, StoreError> {

@@ -56,7 +56,11 @@ fn unms(v: i64) -> u64 {
 /// The embedded store.
 pub struct SqliteStore {
     path: PathBuf,
+    /// Every change goes through this one.
     conn: Arc<Mutex<Connection>>,
+    /// Reads (`GET`, the queue's depth) go through this one: in WAL mode they
+    /// do not wait for a change being synced to disk.
+    reader: Arc<Mutex<Connection>>,
 }
 
 impl SqliteStore {
@@ -90,7 +94,16 @@ impl SqliteStore {
         })
         .await
         .map_err(err)??;
-        Ok(Self { path, conn: Arc::new(Mutex::new(conn)) })
+        let p = path.clone();
+        let reader = tokio::task::spawn_blocking(move || -> Result<Connection, StoreError> {
+            let c = Connection::open_with_flags(&p, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .map_err(|e| StoreError(format!("{}: {e}", p.display())))?;
+            c.busy_timeout(std::time::Duration::from_secs(10)).map_err(err)?;
+            Ok(c)
+        })
+        .await
+        .map_err(err)??;
+        Ok(Self { path, conn: Arc::new(Mutex::new(conn)), reader: Arc::new(Mutex::new(reader)) })
     }
 
     /// The file.
@@ -103,7 +116,21 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let conn = Arc::clone(&self.conn);
+        Self::on(&self.conn, f).await
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        Self::on(&self.reader, f).await
+    }
+
+    async fn on<T: Send + 'static>(
+        conn: &Arc<Mutex<Connection>>,
+        f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let conn = Arc::clone(conn);
         tokio::task::spawn_blocking(move || {
             let mut c = conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             f(&mut c).map_err(err)
@@ -155,7 +182,7 @@ impl SqliteStore {
     pub(super) async fn get(&self, id: &str) -> Result<Option<Record>, StoreError> {
         let id = id.to_owned();
         let row = self
-            .with(move |c| {
+            .read(move |c| {
                 c.query_row(
                     "SELECT id, owner, status, contract, version, created_ms, started_ms, finished_ms, attempts,
                             result_status, result_outcome, result_body, webhook, delivery
@@ -208,47 +235,63 @@ impl SqliteStore {
         }))
     }
 
-    pub(super) async fn claim(&self, worker: &str, now_ms: u64, lease_ms: u64) -> Result<Option<Claimed>, StoreError> {
+    pub(super) async fn claim(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        lease_ms: u64,
+        max: usize,
+    ) -> Result<Vec<Claimed>, StoreError> {
         let worker = worker.to_owned();
+        let max = i64::try_from(max.max(1)).unwrap_or(1);
         self.with(move |c| {
+            // One transaction (one sync to disk) for every job taken at once.
             let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             let now = ms(now_ms);
-            // The oldest queued job, else the oldest whose holder's lease ran out.
-            let id: Option<String> = tx
-                .query_row("SELECT id FROM jobs WHERE status = 'queued' ORDER BY rowid LIMIT 1", [], |r| r.get(0))
-                .optional()?;
-            let id = match id {
-                Some(id) => Some(id),
-                None => tx
-                    .query_row(
-                        "SELECT id FROM jobs WHERE status = 'running' AND lease_until_ms < ?1 ORDER BY rowid LIMIT 1",
-                        params![now],
-                        |r| r.get(0),
-                    )
-                    .optional()?,
+            // The oldest queued jobs, then the oldest whose holder's lease ran out.
+            let mut ids: Vec<String> = {
+                let mut q = tx.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY rowid LIMIT ?1")?;
+                let rows = q.query_map(params![max], |r| r.get(0))?;
+                rows.collect::<Result<_, _>>()?
             };
-            let Some(id) = id else { return Ok(None) };
-            let claimed = tx.query_row(
-                "UPDATE jobs SET status = 'running', worker = ?2, lease_until_ms = ?3, attempts = attempts + 1,
-                        started_ms = COALESCE(started_ms, ?4)
-                 WHERE id = ?1
-                 RETURNING id, request, contract, version, attempts, created_ms, started_ms, webhook",
-                params![id, worker, ms(now_ms.saturating_add(lease_ms)), now],
-                |r| {
-                    Ok(Claimed {
-                        id: r.get(0)?,
-                        request: r.get(1)?,
-                        contract: r.get(2)?,
-                        version: r.get(3)?,
-                        attempts: u32::try_from(r.get::<_, i64>(4)?).unwrap_or(u32::MAX),
-                        created_ms: unms(r.get(5)?),
-                        started_ms: unms(r.get(6)?),
-                        webhook: r.get(7)?,
-                    })
-                },
-            )?;
+            let room = max - i64::try_from(ids.len()).unwrap_or(max);
+            if room > 0 {
+                let mut q = tx.prepare_cached(
+                    "SELECT id FROM jobs WHERE status = 'running' AND lease_until_ms < ?1 ORDER BY rowid LIMIT ?2",
+                )?;
+                let rows = q.query_map(params![now, room], |r| r.get::<_, String>(0))?;
+                for id in rows {
+                    ids.push(id?);
+                }
+            }
+            let mut claimed = Vec::with_capacity(ids.len());
+            {
+                let mut update = tx.prepare_cached(
+                    "UPDATE jobs SET status = 'running', worker = ?2, lease_until_ms = ?3, attempts = attempts + 1,
+                            started_ms = COALESCE(started_ms, ?4)
+                     WHERE id = ?1
+                     RETURNING id, request, contract, version, attempts, created_ms, started_ms, webhook",
+                )?;
+                for id in ids {
+                    claimed.push(update.query_row(
+                        params![id, worker, ms(now_ms.saturating_add(lease_ms)), now],
+                        |r| {
+                            Ok(Claimed {
+                                id: r.get(0)?,
+                                request: r.get(1)?,
+                                contract: r.get(2)?,
+                                version: r.get(3)?,
+                                attempts: u32::try_from(r.get::<_, i64>(4)?).unwrap_or(u32::MAX),
+                                created_ms: unms(r.get(5)?),
+                                started_ms: unms(r.get(6)?),
+                                webhook: r.get(7)?,
+                            })
+                        },
+                    )?);
+                }
+            }
             tx.commit()?;
-            Ok(Some(claimed))
+            Ok(claimed)
         })
         .await
     }
@@ -348,7 +391,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn depth(&self) -> Result<u64, StoreError> {
-        self.with(|c| {
+        self.read(|c| {
             let n: i64 = c.query_row("SELECT COUNT(*) FROM jobs WHERE status = 'queued'", [], |r| r.get(0))?;
             Ok(unms(n))
         })

@@ -213,14 +213,21 @@ impl Store {
         }
     }
 
-    /// Take the oldest queued job, else one whose lease ran out, for `worker`.
+    /// Take up to `max` jobs for `worker`, in one step: the oldest queued,
+    /// then those whose lease ran out.
     ///
     /// # Errors
     /// The store failed.
-    pub async fn claim(&self, worker: &str, now_ms: u64, lease_ms: u64) -> Result<Option<Claimed>, StoreError> {
+    pub async fn claim(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        lease_ms: u64,
+        max: usize,
+    ) -> Result<Vec<Claimed>, StoreError> {
         match self {
-            Self::Sqlite(s) => s.claim(worker, now_ms, lease_ms).await,
-            Self::Redis(r) => r.claim(worker, now_ms, lease_ms).await,
+            Self::Sqlite(s) => s.claim(worker, now_ms, lease_ms, max).await,
+            Self::Redis(r) => r.claim(worker, now_ms, lease_ms, max).await,
         }
     }
 
