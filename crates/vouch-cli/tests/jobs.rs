@@ -892,3 +892,32 @@ fn a_job_cancelled_through_another_replica_stops_its_upstream_call() {
     assert_eq!(json_of(&text)["response"]["body"]["error"]["code"], "job_cancelled");
     assert_eq!(metric(&a.addr, "vouch_jobs_results_discarded_total"), 1.0);
 }
+
+#[test]
+fn jobs_off_answer_404_and_a_store_that_cannot_be_opened_is_refused_at_start() {
+    let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::ZERO, CLEAN_PLATE.to_owned())));
+    let dir = scratch("off");
+    let served = serve(&dir, "a", &config(&upstream, &dir, "off", ""), &[]);
+    let (status, _, text) = http(&served.addr, "POST", "/v1/jobs", &[], Some(&plate_job("off")));
+    assert_eq!(status, 404, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "jobs_off");
+    // A store named but unusable: the gateway does not start without it.
+    std::fs::write(dir.join("a-file"), "").unwrap();
+    let bad = dir.join("a-file/jobs.sqlite3");
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, config(&upstream, &dir, bad.to_str().unwrap(), "")).unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_vouch")).args(["serve", "--config", path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a-file"), "{}", String::from_utf8_lossy(&out.stderr));
+    // So is a Redis that is not there.
+    std::fs::write(&path, config(&upstream, &dir, "redis://127.0.0.1:1", "")).unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_vouch")).args(["serve", "--config", path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("redis://127.0.0.1:1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

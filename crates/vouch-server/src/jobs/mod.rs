@@ -101,10 +101,12 @@ impl Jobs {
 }
 
 /// Open the configured job store, attach it to the gateway and start its
-/// workers and sweeper. `Ok(None)`: jobs are off.
+/// workers and sweeper. `Ok(None)`: jobs are off (`store = "off"`, or the
+/// default store, not configured by name, cannot be opened: logged).
 ///
 /// # Errors
-/// The store cannot be opened, or the webhook secret's variable is not set.
+/// A store configured by name cannot be opened, or the webhook secret's
+/// variable is not set.
 pub async fn open_jobs(g: &Arc<Gateway>) -> Result<Option<Arc<Jobs>>, ServeError> {
     let config = g.config.jobs.clone();
     let at = config.store_at(g.config.listen);
@@ -115,12 +117,19 @@ pub async fn open_jobs(g: &Arc<Gateway>) -> Result<Option<Arc<Jobs>>, ServeError
         },
         None => None,
     };
-    let Some(store) = Store::open(&at, &config.key_prefix).await.map_err(|e| ServeError::Jobs(e.to_string()))? else {
-        return Ok(None);
-    };
     if matches!(at, JobStoreAt::Redis(_)) && config.key_prefix.is_empty() {
         return Err(crate::ConfigError("jobs.key_prefix cannot be empty".to_owned()).into());
     }
+    let store = match Store::open(&at, &config.key_prefix).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return Ok(None),
+        // Not asked for by name: the gateway serves, without jobs, and says so.
+        Err(e) if config.store.is_none() => {
+            tracing::warn!("jobs are off: the default job store cannot be opened ({e}); set jobs.store or --jobs");
+            return Ok(None);
+        }
+        Err(e) => return Err(ServeError::Jobs(e.to_string())),
+    };
     let webhooks = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(5))

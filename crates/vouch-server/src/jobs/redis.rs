@@ -149,7 +149,16 @@ impl RedisStore {
     /// The URL cannot be used or the server does not answer.
     pub async fn open(url: &str, prefix: &str) -> Result<Self, StoreError> {
         let client = redis::Client::open(url).map_err(|e| StoreError(format!("{}: {e}", shown(url))))?;
-        let mut conn = client.get_connection_manager().await.map_err(|e| StoreError(format!("{}: {e}", shown(url))))?;
+        // Bounded: a Redis that is gone or hung is an error within seconds, never a request held forever.
+        let settings = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(std::time::Duration::from_secs(3)))
+            .set_response_timeout(Some(std::time::Duration::from_secs(5)))
+            .set_number_of_retries(3)
+            .set_max_delay(std::time::Duration::from_secs(1));
+        let mut conn = client
+            .get_connection_manager_with_config(settings)
+            .await
+            .map_err(|e| StoreError(format!("{}: {e}", shown(url))))?;
         let _: String = redis::cmd("PING").query_async(&mut conn).await.map_err(err)?;
         Ok(Self {
             conn,
