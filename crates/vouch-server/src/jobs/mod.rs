@@ -565,6 +565,21 @@ pub(crate) async fn post(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes
         created_ms: now_ms(),
     };
     let id = job.id.clone();
+    // The new job as the 202 shows it: queued (a worker may hold it already by the time it is read back).
+    let as_posted = Record {
+        id: job.id.clone(),
+        owner: job.owner.clone(),
+        status: Status::Queued,
+        contract: job.contract.clone(),
+        version: job.version.clone(),
+        created_ms: job.created_ms,
+        started_ms: None,
+        finished_ms: None,
+        attempts: 0,
+        result: None,
+        webhook: job.webhook.clone(),
+        delivery: None,
+    };
     let replayed = match jobs.store.submit(job, jobs.config.max_queued).await {
         Ok(Submitted::New) => {
             g.metrics.job_submitted();
@@ -596,10 +611,22 @@ pub(crate) async fn post(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes
         Err(e) => return store_failed(&g, &e),
     };
     let shown = replayed.as_deref().unwrap_or(&id);
-    let record = match jobs.store.get(shown).await {
-        Ok(Some(r)) => record_json(&r),
-        Ok(None) => json!({"id": shown, "object": "vouch.job", "status": "queued"}).to_string(),
-        Err(e) => return store_failed(&g, &e),
+    let record = match &replayed {
+        None => record_json(&as_posted),
+        // A replay shows the job as it is now.
+        Some(existing) => match jobs.store.get(existing).await {
+            Ok(Some(r)) => record_json(&r),
+            Ok(None) => {
+                return error(
+                    StatusCode::CONFLICT,
+                    "invalid_request_error",
+                    "idempotency_key_expired",
+                    "the job this Idempotency-Key made has been removed (past its retention); use a new key",
+                    &g.scrub,
+                )
+            }
+            Err(e) => return store_failed(&g, &e),
+        },
     };
     let mut r = json_text(StatusCode::ACCEPTED, g.scrub.scrub(&record));
     if let Ok(v) = HeaderValue::from_str(&format!("/v1/jobs/{shown}")) {
