@@ -53,11 +53,59 @@ fn unms(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
+/// A change for the writer thread: it runs inside the writer's transaction
+/// and says whether it held, with what to answer once the transaction
+/// committed (or failed).
+type Write = Box<dyn FnOnce(&Connection) -> (bool, Box<dyn FnOnce(Result<(), String>) + Send>) + Send>;
+
+/// The most changes one transaction (one sync to disk) takes.
+const GROUP_COMMIT: usize = 256;
+
+/// The writer thread: every change waiting goes in one transaction (each in
+/// its own savepoint, so one that fails leaves the others), one sync to disk
+/// for all, then each is answered. Ends when the store is dropped.
+fn writer(conn: &Connection, queue: &std::sync::mpsc::Receiver<Write>) {
+    while let Ok(first) = queue.recv() {
+        let mut batch = vec![first];
+        while batch.len() < GROUP_COMMIT {
+            match queue.try_recv() {
+                Ok(w) => batch.push(w),
+                Err(_) => break,
+            }
+        }
+        let begun = conn.execute_batch("BEGIN IMMEDIATE");
+        let mut answers = Vec::with_capacity(batch.len());
+        for write in batch {
+            if begun.is_err() {
+                // No transaction: nothing runs; each waiting caller gets an error.
+                drop(write);
+                continue;
+            }
+            let _ = conn.execute_batch("SAVEPOINT change");
+            let (ok, answer) = write(conn);
+            let undo = if ok { "RELEASE change" } else { "ROLLBACK TO change; RELEASE change" };
+            let _ = conn.execute_batch(undo);
+            answers.push(answer);
+        }
+        let committed = match begun {
+            Ok(()) => conn.execute_batch("COMMIT").map_err(|e| {
+                let _ = conn.execute_batch("ROLLBACK");
+                e.to_string()
+            }),
+            Err(e) => Err(e.to_string()),
+        };
+        for answer in answers {
+            answer(committed.clone());
+        }
+    }
+}
+
 /// The embedded store.
 pub struct SqliteStore {
     path: PathBuf,
-    /// Every change goes through this one.
-    conn: Arc<Mutex<Connection>>,
+    /// Every change goes to the writer thread, which owns the one writing
+    /// connection.
+    writes: std::sync::mpsc::Sender<Write>,
     /// Reads (`GET`, the queue's depth) go through this one: in WAL mode they
     /// do not wait for a change being synced to disk.
     reader: Arc<Mutex<Connection>>,
@@ -103,7 +151,12 @@ impl SqliteStore {
         })
         .await
         .map_err(err)??;
-        Ok(Self { path, conn: Arc::new(Mutex::new(conn)), reader: Arc::new(Mutex::new(reader)) })
+        let (writes, queue) = std::sync::mpsc::channel::<Write>();
+        std::thread::Builder::new()
+            .name("vouch-jobs-sqlite".to_owned())
+            .spawn(move || writer(&conn, &queue))
+            .map_err(|e| StoreError(format!("cannot start the store's writer: {e}")))?;
+        Ok(Self { path, writes, reader: Arc::new(Mutex::new(reader)) })
     }
 
     /// The file.
@@ -112,25 +165,34 @@ impl SqliteStore {
         &self.path
     }
 
+    /// Run a change on the writer thread; answered once its transaction
+    /// is on disk.
     async fn with<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error> + Send + 'static,
+        f: impl FnOnce(&Connection) -> Result<T, rusqlite::Error> + Send + 'static,
     ) -> Result<T, StoreError> {
-        Self::on(&self.conn, f).await
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<T, StoreError>>();
+        let write: Write = Box::new(move |c: &Connection| {
+            let result = f(c);
+            let ok = result.is_ok();
+            let answer: Box<dyn FnOnce(Result<(), String>) + Send> = Box::new(move |committed| {
+                let _ = tx.send(match (result, committed) {
+                    (Ok(v), Ok(())) => Ok(v),
+                    (Err(e), _) => Err(err(e)),
+                    (Ok(_), Err(e)) => Err(StoreError(e)),
+                });
+            });
+            (ok, answer)
+        });
+        self.writes.send(write).map_err(|_| StoreError("the store's writer has stopped".to_owned()))?;
+        rx.await.map_err(|_| StoreError("the store could not begin a transaction, or its writer stopped".to_owned()))?
     }
 
     async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error> + Send + 'static,
     ) -> Result<T, StoreError> {
-        Self::on(&self.reader, f).await
-    }
-
-    async fn on<T: Send + 'static>(
-        conn: &Arc<Mutex<Connection>>,
-        f: impl FnOnce(&mut Connection) -> Result<T, rusqlite::Error> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let conn = Arc::clone(conn);
+        let conn = Arc::clone(&self.reader);
         tokio::task::spawn_blocking(move || {
             let mut c = conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             f(&mut c).map_err(err)
@@ -141,7 +203,7 @@ impl SqliteStore {
 
     pub(super) async fn submit(&self, job: NewJob, max_queued: u64) -> Result<Submitted, StoreError> {
         self.with(move |c| {
-            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let tx = c;
             if let Some(key) = &job.idempotency_key {
                 let seen: Option<(String, String)> = tx
                     .query_row(
@@ -173,7 +235,6 @@ impl SqliteStore {
                     ms(job.created_ms)
                 ],
             )?;
-            tx.commit()?;
             Ok(Submitted::New)
         })
         .await
@@ -246,7 +307,7 @@ impl SqliteStore {
         let max = i64::try_from(max.max(1)).unwrap_or(1);
         self.with(move |c| {
             // One transaction (one sync to disk) for every job taken at once.
-            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let tx = c;
             let now = ms(now_ms);
             // The oldest queued jobs, then the oldest whose holder's lease ran out.
             let mut ids: Vec<String> = {
@@ -290,7 +351,6 @@ impl SqliteStore {
                     )?);
                 }
             }
-            tx.commit()?;
             Ok(claimed)
         })
         .await
@@ -346,7 +406,7 @@ impl SqliteStore {
     ) -> Result<Cancel, StoreError> {
         let id = id.to_owned();
         self.with(move |c| {
-            let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let tx = c;
             let status: Option<String> =
                 tx.query_row("SELECT status FROM jobs WHERE id = ?1", params![id], |r| r.get(0)).optional()?;
             let Some(status) = status.as_deref().and_then(Status::parse) else { return Ok(Cancel::Unknown) };
@@ -366,7 +426,6 @@ impl SqliteStore {
                     ms(now_ms.saturating_add(retention_ms))
                 ],
             )?;
-            tx.commit()?;
             Ok(Cancel::Cancelled(status))
         })
         .await
