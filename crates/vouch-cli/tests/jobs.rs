@@ -360,6 +360,9 @@ fn a_job_killed_mid_run_is_run_again_after_a_restart_and_recorded_once() {
     assert_eq!(calls.len(), 2, "{calls:?}");
     assert!(calls[0].aborted, "the killed process's call was cut off: {calls:?}");
     assert_eq!(metric(&second.addr, "vouch_jobs_finished_total{outcome=\"accepted\"}"), 1.0);
+    assert_eq!(metric(&second.addr, "vouch_job_seconds_count"), 1.0);
+    assert_eq!(metric(&second.addr, "vouch_job_run_seconds_count"), 1.0);
+    assert_eq!(metric(&second.addr, "vouch_job_wait_seconds_count"), 0.0, "its first start was the killed process's");
     // The result endpoint gives exactly the synchronous endpoint's answer.
     let (status, headers, body) = http(&second.addr, "GET", &format!("/v1/jobs/{id}/result"), &[], None);
     assert_eq!(status, 200);
@@ -750,7 +753,9 @@ fn three_replicas_share_redis_and_a_killed_one_s_jobs_finish_elsewhere() {
     replicas[0].sigkill();
     let mut taken_over = 0;
     for (i, (id, tag)) in jobs.iter().enumerate() {
-        let record = wait_finished(&addrs[1 + i % 2], id, Duration::from_secs(30));
+        // From a survivor that is not the replica it was posted to.
+        let poll = if i % 3 == 1 { 2 } else { 1 };
+        let record = wait_finished(&addrs[poll], id, Duration::from_secs(30));
         assert_eq!(record["status"], "done", "{record}");
         assert_eq!(record["response"]["outcome"], "accepted", "{record}");
         assert_eq!(content_of(&record), CLEAN_PLATE);

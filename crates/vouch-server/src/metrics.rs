@@ -57,6 +57,7 @@ struct Series {
     latency: BTreeMap<String, Histogram>,
     rounds: BTreeMap<String, Histogram>,
     job_wait: Histogram,
+    job_run: Histogram,
     job_total: Histogram,
 }
 
@@ -136,13 +137,17 @@ impl Metrics {
         }
     }
 
-    /// A job's result recorded, `total_ms` after it was posted.
-    pub fn job_finished(&self, outcome: &str, total_ms: u64) {
+    /// A job's result recorded, `run_ms` after this run started and
+    /// `total_ms` after it was posted (a cancel: neither).
+    pub fn job_finished(&self, outcome: &str, run_ms: u64, total_ms: u64) {
         self.add("vouch_jobs_finished_total", format!("outcome=\"{}\"", label(outcome)), 1);
         if outcome != "cancelled" {
             if let Ok(mut s) = self.series.lock() {
                 #[allow(clippy::cast_precision_loss)] // milliseconds, far below 2^52
-                s.job_total.observe(&JOB_BUCKETS, total_ms as f64 / 1000.0);
+                {
+                    s.job_run.observe(&JOB_BUCKETS, run_ms as f64 / 1000.0);
+                    s.job_total.observe(&JOB_BUCKETS, total_ms as f64 / 1000.0);
+                }
             }
         }
     }
@@ -248,6 +253,11 @@ impl Metrics {
             "# HELP vouch_job_wait_seconds From a job's POST to its first start.\n# TYPE vouch_job_wait_seconds histogram"
         );
         s.job_wait.write(&mut out, "vouch_job_wait_seconds", "", &JOB_BUCKETS);
+        let _ = writeln!(
+            out,
+            "# HELP vouch_job_run_seconds From a run's start to its result recorded.\n# TYPE vouch_job_run_seconds histogram"
+        );
+        s.job_run.write(&mut out, "vouch_job_run_seconds", "", &JOB_BUCKETS);
         let _ = writeln!(
             out,
             "# HELP vouch_job_seconds From a job's POST to its result recorded.\n# TYPE vouch_job_seconds histogram"

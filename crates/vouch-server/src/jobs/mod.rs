@@ -221,6 +221,7 @@ fn refusal(g: &Gateway, code: &str, message: &str) -> Outcome {
 /// Run one claimed job, renewing its lease meanwhile, and record its result.
 async fn run(g: Arc<Gateway>, jobs: Arc<Jobs>, claimed: Claimed, _permit: OwnedSemaphorePermit) {
     let id = claimed.id.clone();
+    let run_started = now_ms();
     if claimed.attempts == 1 {
         g.metrics.job_started(claimed.started_ms.saturating_sub(claimed.created_ms));
     }
@@ -266,7 +267,8 @@ async fn run(g: Arc<Gateway>, jobs: Arc<Jobs>, claimed: Claimed, _permit: OwnedS
     for _ in 0..5 {
         match jobs.store.complete(&id, &jobs.worker, outcome.clone(), now_ms(), jobs.retention_ms()).await {
             Ok(true) => {
-                g.metrics.job_finished(&kind, now_ms().saturating_sub(claimed.created_ms));
+                let now = now_ms();
+                g.metrics.job_finished(&kind, now.saturating_sub(run_started), now.saturating_sub(claimed.created_ms));
                 if let Some(url) = claimed.webhook {
                     tokio::spawn(webhook::deliver(Arc::clone(&g), Arc::clone(&jobs), id, url));
                 }
@@ -722,7 +724,7 @@ pub(crate) async fn cancel(g: Arc<Gateway>, headers: HeaderMap, id: String) -> R
             if let Some(task) = jobs.running.lock().ok().and_then(|mut r| r.remove(&id)) {
                 task.abort();
             }
-            g.metrics.job_finished("cancelled", 0);
+            g.metrics.job_finished("cancelled", 0, 0);
         }
         Ok(Cancel::Finished(status)) => {
             return error(
