@@ -39,7 +39,25 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE UNIQUE INDEX IF NOT EXISTS jobs_idem ON jobs(owner, idem) WHERE idem IS NOT NULL;
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
 CREATE INDEX IF NOT EXISTS jobs_expires ON jobs(expires_ms) WHERE expires_ms IS NOT NULL;
+CREATE TABLE IF NOT EXISTS counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS jobs_queued_insert AFTER INSERT ON jobs WHEN NEW.status = 'queued'
+  BEGIN UPDATE counts SET n = n + 1 WHERE name = 'queued'; END;
+CREATE TRIGGER IF NOT EXISTS jobs_queued_update AFTER UPDATE OF status ON jobs
+  WHEN (OLD.status = 'queued') <> (NEW.status = 'queued')
+  BEGIN UPDATE counts SET n = n + (CASE WHEN NEW.status = 'queued' THEN 1 ELSE -1 END) WHERE name = 'queued'; END;
+CREATE TRIGGER IF NOT EXISTS jobs_queued_delete AFTER DELETE ON jobs WHEN OLD.status = 'queued'
+  BEGIN UPDATE counts SET n = n - 1 WHERE name = 'queued'; END;
 ";
+
+/// The jobs waiting, kept by the triggers above (a count of the table would
+/// cost a scan per POST at a deep queue); counted afresh at each open.
+const RECOUNT: &str = "
+BEGIN IMMEDIATE;
+INSERT OR REPLACE INTO counts (name, n) VALUES ('queued', (SELECT COUNT(*) FROM jobs WHERE status = 'queued'));
+COMMIT;
+";
+
+const QUEUED: &str = "SELECT n FROM counts WHERE name = 'queued'";
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
@@ -137,6 +155,7 @@ impl SqliteStore {
                 )));
             }
             conn.execute_batch(SCHEMA).map_err(err)?;
+            conn.execute_batch(RECOUNT).map_err(err)?;
             conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).map_err(err)?;
             Ok(conn)
         })
@@ -216,7 +235,7 @@ impl SqliteStore {
                     return Ok(if hash == job.request_hash { Submitted::Existing(id) } else { Submitted::KeyReused });
                 }
             }
-            let waiting: i64 = tx.query_row("SELECT COUNT(*) FROM jobs WHERE status = 'queued'", [], |r| r.get(0))?;
+            let waiting: i64 = tx.query_row(QUEUED, [], |r| r.get(0))?;
             if unms(waiting) >= max_queued {
                 return Ok(Submitted::Full);
             }
@@ -451,7 +470,7 @@ impl SqliteStore {
 
     pub(super) async fn depth(&self) -> Result<u64, StoreError> {
         self.read(|c| {
-            let n: i64 = c.query_row("SELECT COUNT(*) FROM jobs WHERE status = 'queued'", [], |r| r.get(0))?;
+            let n: i64 = c.query_row(QUEUED, [], |r| r.get(0))?;
             Ok(unms(n))
         })
         .await
