@@ -926,3 +926,54 @@ fn jobs_off_answer_404_and_a_store_that_cannot_be_opened_is_refused_at_start() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_redis_that_goes_away_is_a_503_with_retry_after_and_jobs_go_on_when_it_is_back() {
+    if Command::new("redis-server").arg("--version").output().is_err() {
+        let why = "no redis-server on the PATH (.ci/run installs it)";
+        assert!(std::env::var("CI").is_err(), "{why}");
+        eprintln!("SKIPPED, {why}");
+        return;
+    }
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let start_redis = || {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(10), "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Redis { url: format!("redis://127.0.0.1:{port}"), child: Some(child) }
+    };
+    let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::ZERO, CLEAN_PLATE.to_owned())));
+    let dir = scratch("redis-away");
+    let redis = start_redis();
+    let served = serve(&dir, "a", &redis_config(&upstream, &dir, &redis, "away", ""), &[]);
+    let id = post_job(&served.addr, &plate_job("before"), &[]);
+    assert_eq!(wait_finished(&served.addr, &id, Duration::from_secs(10))["response"]["outcome"], "accepted");
+    drop(redis);
+    let (status, headers, text) = http(&served.addr, "POST", "/v1/jobs", &[], Some(&plate_job("while away")));
+    assert_eq!(status, 503, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "job_store_unavailable");
+    assert_eq!(headers["retry-after"], "1");
+    let (status, _, _) = http(&served.addr, "GET", &format!("/v1/jobs/{id}"), &[], None);
+    assert_eq!(status, 503);
+    // Back (empty: it kept nothing), and the gateway reconnects by itself.
+    let _redis = start_redis();
+    let start = Instant::now();
+    let id = loop {
+        let (status, _, text) = http(&served.addr, "POST", "/v1/jobs", &[], Some(&plate_job("after")));
+        if status == 202 {
+            break json_of(&text)["id"].as_str().unwrap().to_owned();
+        }
+        assert!(start.elapsed() < Duration::from_secs(15), "not reconnected: {status} {text}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(wait_finished(&served.addr, &id, Duration::from_secs(10))["response"]["outcome"], "accepted");
+    assert!(upstream.calls_for("while away").is_empty());
+}
