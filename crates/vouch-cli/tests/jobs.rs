@@ -373,6 +373,9 @@ fn a_job_killed_mid_run_is_run_again_after_a_restart_and_recorded_once() {
     let (_, _, again) = http(&second.addr, "GET", &format!("/v1/jobs/{id}"), &[], None);
     assert_eq!(json_of(&again)["finished_ms"], record["finished_ms"]);
     assert_eq!(upstream.calls_for("killed").len(), 2);
+    // One line says how it went (written by now: 900 ms after the result was recorded).
+    let log = second.lines().join("\n");
+    assert!(log.contains("job finished") && log.contains(&id) && log.contains("attempts=2"), "{log}");
 }
 
 #[test]

@@ -235,7 +235,9 @@ async fn run(g: Arc<Gateway>, jobs: Arc<Jobs>, claimed: Claimed, _permit: OwnedS
             ),
         )
     } else {
-        let task = tokio::spawn(execute(Arc::clone(&g), claimed.clone()));
+        // The ask's own spans (`ask`, `round`) nest in the job's, as in a request's.
+        let span = tracing::debug_span!("job", id = %id, attempt = claimed.attempts);
+        let task = tokio::spawn(tracing::Instrument::instrument(execute(Arc::clone(&g), claimed.clone()), span));
         if let Ok(mut r) = jobs.running.lock() {
             r.insert(id.clone(), task.abort_handle());
         }
@@ -269,6 +271,15 @@ async fn run(g: Arc<Gateway>, jobs: Arc<Jobs>, claimed: Claimed, _permit: OwnedS
             Ok(true) => {
                 let now = now_ms();
                 g.metrics.job_finished(&kind, now.saturating_sub(run_started), now.saturating_sub(claimed.created_ms));
+                tracing::info!(
+                    job = %id,
+                    contract = %claimed.contract,
+                    outcome = %kind,
+                    attempts = claimed.attempts,
+                    run_ms = now.saturating_sub(run_started),
+                    total_ms = now.saturating_sub(claimed.created_ms),
+                    "job finished"
+                );
                 if let Some(url) = claimed.webhook {
                     tokio::spawn(webhook::deliver(Arc::clone(&g), Arc::clone(&jobs), id, url));
                 }
