@@ -113,7 +113,7 @@ impl Default for JobsConfig {
             store: None,
             workers: 64,
             max_queued: 100_000,
-            lease_ms: 30_000,
+            lease_ms: 10_000,
             retention_s: 24 * 3600,
             max_attempts: 5,
             poll_ms: 200,
