@@ -97,6 +97,9 @@ pub struct LogLines {
 /// Lines the log writer may fall behind by before lines are dropped.
 pub const LOG_QUEUE: usize = 65_536;
 
+/// How long the log writer gathers lines after the first before writing them.
+const LOG_COALESCE: std::time::Duration = std::time::Duration::from_millis(5);
+
 enum Logged {
     Line(Vec<u8>),
     /// Everything before it is written: answer on the channel.
@@ -115,6 +118,13 @@ impl LogLines {
         std::thread::Builder::new().name("vouch-log".into()).spawn(move || {
             let mut batch = Vec::new();
             while let Ok(first) = lines.recv() {
+                // Lines that come within a few milliseconds of each other go out in
+                // one write: at thousands of requests a second, a wake-up and a
+                // write per line cost the gateway's tail latency more than the
+                // line is worth (a flush is written at once).
+                if matches!(first, Logged::Line(_)) {
+                    std::thread::sleep(LOG_COALESCE);
+                }
                 // Everything already queued goes out in one write.
                 let mut answer = Vec::new();
                 let mut next = Some(first);

@@ -71,8 +71,12 @@ pub struct Metrics {
 }
 
 /// A label value as Prometheus reads it (`\`, `"` and line breaks escaped).
-fn label(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+fn label(v: &str) -> std::borrow::Cow<'_, str> {
+    if v.contains(['\\', '"', '\n']) {
+        v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").into()
+    } else {
+        v.into()
+    }
 }
 
 const HELP: [(&str, &str); 13] = [
@@ -91,11 +95,23 @@ const HELP: [(&str, &str); 13] = [
     ("vouch_webhook_deliveries_total", "Webhook tries, by result (delivered, retried, failed)."),
 ];
 
+impl Series {
+    /// Add `n` to a counter (the labels are copied only the first time).
+    fn bump(&mut self, family: &'static str, labels: &str, n: u64) {
+        let series = self.counters.entry(family).or_default();
+        match series.get_mut(labels) {
+            Some(v) => *v = v.saturating_add(n),
+            None => {
+                series.insert(labels.to_owned(), n);
+            }
+        }
+    }
+}
+
 impl Metrics {
     fn add(&self, family: &'static str, labels: String, n: u64) {
         if let Ok(mut s) = self.series.lock() {
-            let v = s.counters.entry(family).or_default().entry(labels).or_insert(0);
-            *v = v.saturating_add(n);
+            s.bump(family, &labels, n);
         }
     }
 
@@ -171,6 +187,7 @@ impl Metrics {
     /// One ask's outcome, its rounds and tokens.
     pub fn ask(&self, contract: &str, outcome: &Outcome, max_tokens: Option<u64>) {
         let c = label(contract);
+        let per_contract = format!("contract=\"{c}\"");
         let kind = crate::reply::outcome_kind(outcome);
         let mut codes: Vec<&str> = outcome.problems.iter().map(vouch_llm::AskProblem::code).collect();
         codes.sort_unstable();
@@ -178,38 +195,46 @@ impl Metrics {
         if codes.is_empty() {
             codes.push("");
         }
-        for code in codes {
-            self.add("vouch_verdicts_total", format!("contract=\"{c}\",outcome=\"{kind}\",code=\"{code}\""), 1);
-        }
+        let verdicts: Vec<String> =
+            codes.iter().map(|code| format!("contract=\"{c}\",outcome=\"{kind}\",code=\"{code}\"")).collect();
         let rounds = u64::try_from(outcome.rounds.len()).unwrap_or(u64::MAX);
-        self.add("vouch_rounds_total", format!("contract=\"{c}\""), rounds);
+        // One lock for the whole ask: at thousands a second, taking it once a
+        // counter made two workers wait on each other.
+        let Ok(mut s) = self.series.lock() else { return };
+        for v in &verdicts {
+            s.bump("vouch_verdicts_total", v, 1);
+        }
+        s.bump("vouch_rounds_total", &per_contract, rounds);
         let (mut tin, mut tout) = (0u64, 0u64);
         for r in &outcome.rounds {
             if let Some(u) = r.usage {
                 tin = tin.saturating_add(u.prompt_tokens.unwrap_or(0));
                 tout = tout.saturating_add(u.completion_tokens.unwrap_or(0));
             }
-            if let Some(s) = r.stream.filter(|s| s.dropped && s.decided_at_bytes.is_some()) {
-                self.add("vouch_early_refusals_total", format!("contract=\"{c}\""), 1);
+            if let Some(st) = r.stream.filter(|st| st.dropped && st.decided_at_bytes.is_some()) {
+                s.bump("vouch_early_refusals_total", &per_contract, 1);
                 if let Some(max) = max_tokens {
-                    let saved = max.saturating_sub(s.decided_at_tokens.unwrap_or(s.tokens));
-                    self.add("vouch_tokens_saved_total", format!("contract=\"{c}\""), saved);
+                    let saved = max.saturating_sub(st.decided_at_tokens.unwrap_or(st.tokens));
+                    s.bump("vouch_tokens_saved_total", &per_contract, saved);
+                }
+            }
+            if r.http_status.is_some() {
+                if !s.latency.contains_key(&per_contract) {
+                    s.latency.insert(per_contract.clone(), Histogram::default());
+                }
+                if let Some(h) = s.latency.get_mut(&per_contract) {
+                    h.observe(&LATENCY_BUCKETS, secs(r.latency));
                 }
             }
         }
-        self.add("vouch_tokens_total", "direction=\"in\"".to_owned(), tin);
-        self.add("vouch_tokens_total", "direction=\"out\"".to_owned(), tout);
-        if let Ok(mut s) = self.series.lock() {
-            for r in &outcome.rounds {
-                if r.http_status.is_some() {
-                    s.latency
-                        .entry(format!("contract=\"{c}\""))
-                        .or_default()
-                        .observe(&LATENCY_BUCKETS, secs(r.latency));
-                }
-            }
+        s.bump("vouch_tokens_total", "direction=\"in\"", tin);
+        s.bump("vouch_tokens_total", "direction=\"out\"", tout);
+        if !s.rounds.contains_key(&per_contract) {
+            s.rounds.insert(per_contract.clone(), Histogram::default());
+        }
+        if let Some(h) = s.rounds.get_mut(&per_contract) {
             #[allow(clippy::cast_precision_loss)] // a count of rounds is small
-            s.rounds.entry(format!("contract=\"{c}\"")).or_default().observe(&ROUND_BUCKETS, rounds as f64);
+            h.observe(&ROUND_BUCKETS, rounds as f64);
         }
     }
 
