@@ -222,9 +222,8 @@ impl SqliteStore {
 
     pub(super) async fn submit(&self, job: NewJob, max_queued: u64) -> Result<Submitted, StoreError> {
         self.with(move |c| {
-            let tx = c;
             if let Some(key) = &job.idempotency_key {
-                let seen: Option<(String, String)> = tx
+                let seen: Option<(String, String)> = c
                     .query_row(
                         "SELECT id, request_hash FROM jobs WHERE owner = ?1 AND idem = ?2",
                         params![job.owner, key],
@@ -235,11 +234,11 @@ impl SqliteStore {
                     return Ok(if hash == job.request_hash { Submitted::Existing(id) } else { Submitted::KeyReused });
                 }
             }
-            let waiting: i64 = tx.query_row(QUEUED, [], |r| r.get(0))?;
+            let waiting: i64 = c.query_row(QUEUED, [], |r| r.get(0))?;
             if unms(waiting) >= max_queued {
                 return Ok(Submitted::Full);
             }
-            tx.execute(
+            c.execute(
                 "INSERT INTO jobs (id, owner, idem, request_hash, request, contract, version, webhook, status, created_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'queued', ?9)",
                 params![
@@ -326,17 +325,16 @@ impl SqliteStore {
         let max = i64::try_from(max.max(1)).unwrap_or(1);
         self.with(move |c| {
             // One transaction (one sync to disk) for every job taken at once.
-            let tx = c;
             let now = ms(now_ms);
             // The oldest queued jobs, then the oldest whose holder's lease ran out.
             let mut ids: Vec<String> = {
-                let mut q = tx.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY rowid LIMIT ?1")?;
+                let mut q = c.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY rowid LIMIT ?1")?;
                 let rows = q.query_map(params![max], |r| r.get(0))?;
                 rows.collect::<Result<_, _>>()?
             };
             let room = max - i64::try_from(ids.len()).unwrap_or(max);
             if room > 0 {
-                let mut q = tx.prepare_cached(
+                let mut q = c.prepare_cached(
                     "SELECT id FROM jobs WHERE status = 'running' AND lease_until_ms < ?1 ORDER BY rowid LIMIT ?2",
                 )?;
                 let rows = q.query_map(params![now, room], |r| r.get::<_, String>(0))?;
@@ -346,7 +344,7 @@ impl SqliteStore {
             }
             let mut claimed = Vec::with_capacity(ids.len());
             {
-                let mut update = tx.prepare_cached(
+                let mut update = c.prepare_cached(
                     "UPDATE jobs SET status = 'running', worker = ?2, lease_until_ms = ?3, attempts = attempts + 1,
                             started_ms = COALESCE(started_ms, ?4)
                      WHERE id = ?1
@@ -425,14 +423,13 @@ impl SqliteStore {
     ) -> Result<Cancel, StoreError> {
         let id = id.to_owned();
         self.with(move |c| {
-            let tx = c;
             let status: Option<String> =
-                tx.query_row("SELECT status FROM jobs WHERE id = ?1", params![id], |r| r.get(0)).optional()?;
+                c.query_row("SELECT status FROM jobs WHERE id = ?1", params![id], |r| r.get(0)).optional()?;
             let Some(status) = status.as_deref().and_then(Status::parse) else { return Ok(Cancel::Unknown) };
             if matches!(status, Status::Done | Status::Cancelled) {
                 return Ok(Cancel::Finished(status));
             }
-            tx.execute(
+            c.execute(
                 "UPDATE jobs SET status = 'cancelled', result_status = ?2, result_outcome = ?3, result_body = ?4,
                         finished_ms = ?5, expires_ms = ?6, worker = NULL, lease_until_ms = NULL
                  WHERE id = ?1",
