@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::root;
+use common::{root, serve_config, Served};
 use serde_json::{json, Value};
 
 const CLEAN_PLATE: &str = r#"{"productPresent":false,"productTextPresent":false,"garbledText":false}"#;
@@ -158,74 +158,6 @@ fn serve_upstream(stream: TcpStream, script: &Script, seen: &Mutex<Vec<Call>>) {
 
 // ---------------------------------------------------------------- the gateway
 
-struct Served {
-    child: Child,
-    addr: String,
-    log: mpsc::Receiver<String>,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Served {
-    fn sigkill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn signal(&self, signal: &str) {
-        assert!(Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap().success());
-    }
-
-    fn lines(&self) -> Vec<String> {
-        self.log.try_iter().collect()
-    }
-}
-
-/// `vouch serve --config FILE`, once it says it listens.
-#[allow(clippy::zombie_processes)] // killed and waited for by Served's drop
-fn serve(dir: &std::path::Path, name: &str, config: &str, env: &[(&str, &str)]) -> Served {
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, config).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vouch"));
-    cmd.args(["serve", "--config", path.to_str().unwrap()])
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let start = Instant::now();
-    let mut said = Vec::new();
-    loop {
-        let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) else {
-            panic!("vouch serve did not start: {said:?}");
-        };
-        if let Some(at) = line.find("listening on http://") {
-            let addr = line[at + "listening on http://".len()..].split_whitespace().next().unwrap().to_owned();
-            return Served { child, addr, log: rx };
-        }
-        said.push(line);
-        assert!(start.elapsed() < Duration::from_secs(20), "no listening line: {said:?}");
-    }
-}
-
 /// One HTTP/1.1 request: status, headers (lower-case), body.
 fn http(
     addr: &str,
@@ -339,14 +271,14 @@ fn a_job_killed_mid_run_is_run_again_after_a_restart_and_recorded_once() {
     let dir = scratch("sigkill");
     let store = dir.join("jobs.sqlite3");
     let cfg = config(&upstream, &dir, store.to_str().unwrap(), "lease_ms = 700");
-    let mut first = serve(&dir, "a", &cfg, &[]);
+    let mut first = serve_config(&dir, "a", &cfg, &[]);
     let id = post_job(&first.addr, &plate_job("killed"), &[]);
     upstream.wait_calls("killed", 1, Duration::from_secs(10));
     let (_, _, running) = http(&first.addr, "GET", &format!("/v1/jobs/{id}"), &[], None);
     assert_eq!(json_of(&running)["status"], "running", "{running}");
     first.sigkill();
 
-    let second = serve(&dir, "a", &cfg, &[]);
+    let second = serve_config(&dir, "a", &cfg, &[]);
     let record = wait_finished(&second.addr, &id, Duration::from_secs(15));
     assert_eq!(record["status"], "done", "{record}");
     assert_eq!(record["attempts"], 2, "{record}");
@@ -384,11 +316,11 @@ fn a_job_that_kills_every_run_stops_as_a_refusal_not_a_pass() {
     let dir = scratch("attempts");
     let store = dir.join("jobs.sqlite3");
     let cfg = config(&upstream, &dir, store.to_str().unwrap(), "lease_ms = 400\nmax_attempts = 1");
-    let mut first = serve(&dir, "a", &cfg, &[]);
+    let mut first = serve_config(&dir, "a", &cfg, &[]);
     let id = post_job(&first.addr, &plate_job("poison"), &[]);
     upstream.wait_calls("poison", 1, Duration::from_secs(10));
     first.sigkill();
-    let second = serve(&dir, "a", &cfg, &[]);
+    let second = serve_config(&dir, "a", &cfg, &[]);
     let record = wait_finished(&second.addr, &id, Duration::from_secs(10));
     assert_eq!(record["status"], "done");
     assert_eq!(record["response"]["status_code"], 422, "{record}");
@@ -409,7 +341,7 @@ fn idempotent_retries_return_the_same_job_and_another_client_cannot_see_it() {
         dir.join("tokens").display(),
         config(&upstream, &dir, store.to_str().unwrap(), "")
     );
-    let served = serve(&dir, "a", &cfg, &[]);
+    let served = serve_config(&dir, "a", &cfg, &[]);
     let one = [("authorization", "Bearer token-one"), ("idempotency-key", "plate-7")];
     let id = post_job(&served.addr, &plate_job("idem"), &one);
     let (status, h, text) = http(&served.addr, "POST", "/v1/jobs", &one, Some(&plate_job("idem")));
@@ -448,7 +380,7 @@ fn cancel_aborts_the_upstream_call_and_records_a_refusal() {
     let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::from_secs(20), CLEAN_PLATE.to_owned())));
     let dir = scratch("cancel");
     let store = dir.join("jobs.sqlite3");
-    let served = serve(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), ""), &[]);
+    let served = serve_config(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), ""), &[]);
     let id = post_job(&served.addr, &plate_job("cancel-me"), &[]);
     upstream.wait_calls("cancel-me", 1, Duration::from_secs(10));
     let cancelled_at = Instant::now();
@@ -481,7 +413,7 @@ fn results_expire_after_their_retention() {
     let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::ZERO, CLEAN_PLATE.to_owned())));
     let dir = scratch("expire");
     let store = dir.join("jobs.sqlite3");
-    let served = serve(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), "retention_s = 1"), &[]);
+    let served = serve_config(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), "retention_s = 1"), &[]);
     let id = post_job(&served.addr, &plate_job("expire"), &[]);
     let record = wait_finished(&served.addr, &id, Duration::from_secs(10));
     assert_eq!(record["status"], "done");
@@ -506,7 +438,7 @@ fn a_job_whose_contract_changed_or_went_is_refused_and_never_run() {
     let dir = scratch("contract-changed");
     std::fs::copy(dir.join("contracts/plate.json"), dir.join("contracts/plate2.json")).unwrap();
     let store = dir.join("jobs.sqlite3");
-    let served = serve(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), "workers = 1"), &[]);
+    let served = serve_config(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), "workers = 1"), &[]);
     let slow = post_job(&served.addr, &plate_job("slow"), &[]);
     upstream.wait_calls("slow", 1, Duration::from_secs(10));
     let changed = post_job(&served.addr, &plate_job("changed"), &[]);
@@ -543,7 +475,7 @@ fn past_the_queue_cap_posts_get_429_with_retry_after_and_bad_posts_are_refused_a
     let dir = scratch("full");
     let store = dir.join("jobs.sqlite3");
     let served =
-        serve(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), "workers = 1\nmax_queued = 1"), &[]);
+        serve_config(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), "workers = 1\nmax_queued = 1"), &[]);
     post_job(&served.addr, &plate_job("held"), &[]);
     upstream.wait_calls("held", 1, Duration::from_secs(10));
     post_job(&served.addr, &plate_job("waiting"), &[]);
@@ -626,7 +558,7 @@ fn a_webhook_is_signed_retried_once_refused_and_its_delivery_recorded() {
         "webhook_secret_env = \"VOUCH_TEST_WEBHOOK_SECRET\"\nwebhook_allow = [\"{prefix}\"]\nwebhook_backoff_ms = 100"
     );
     let secret = "whsec-test-5e2a";
-    let served = serve(
+    let served = serve_config(
         &dir,
         "a",
         &config(&upstream, &dir, store.to_str().unwrap(), &jobs),
@@ -738,7 +670,7 @@ fn three_replicas_share_redis_and_a_killed_one_s_jobs_finish_elsewhere() {
     );
     let cfg = redis_config(&upstream, &dir, &redis, &prefix, &hooks);
     let env = [("VOUCH_TEST_WEBHOOK_SECRET", "whsec-replicas")];
-    let mut replicas: Vec<Served> = (0..3).map(|i| serve(&dir, &format!("r{i}"), &cfg, &env)).collect();
+    let mut replicas: Vec<Served> = (0..3).map(|i| serve_config(&dir, &format!("r{i}"), &cfg, &env)).collect();
     let addrs: Vec<String> = replicas.iter().map(|r| r.addr.clone()).collect();
     let jobs: Vec<(String, String)> = (0..30)
         .map(|i| {
@@ -804,11 +736,11 @@ fn a_replica_paused_past_its_lease_records_nothing_when_it_wakes() {
     }));
     let dir = scratch("redis-paused");
     let prefix = format!("vouch-test-{}-paused", std::process::id());
-    let a = serve(&dir, "a", &redis_config(&upstream, &dir, &redis, &prefix, "lease_ms = 500"), &[]);
+    let a = serve_config(&dir, "a", &redis_config(&upstream, &dir, &redis, &prefix, "lease_ms = 500"), &[]);
     let id = post_job(&a.addr, &plate_job("paused"), &[]);
     upstream.wait_calls("paused", 1, Duration::from_secs(10));
     a.signal("-STOP");
-    let b = serve(&dir, "b", &redis_config(&upstream, &dir, &redis, &prefix, "lease_ms = 500"), &[]);
+    let b = serve_config(&dir, "b", &redis_config(&upstream, &dir, &redis, &prefix, "lease_ms = 500"), &[]);
     let record = wait_finished(&b.addr, &id, Duration::from_secs(15));
     assert_eq!(content_of(&record), CLEAN_PLATE, "{record}");
     a.signal("-CONT");
@@ -837,7 +769,7 @@ fn examples_jobs_push_writes_results_in_input_order_and_a_rerun_posts_nothing_tw
     }));
     let dir = scratch("push");
     let store = dir.join("jobs.sqlite3");
-    let served = serve(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), ""), &[]);
+    let served = serve_config(&dir, "a", &config(&upstream, &dir, store.to_str().unwrap(), ""), &[]);
     let mut unknown = plate_job("unknown");
     unknown["response_format"]["json_schema"]["name"] = json!("nope");
     let lines = [
@@ -884,10 +816,10 @@ fn a_job_cancelled_through_another_replica_stops_its_upstream_call() {
     let prefix = format!("vouch-test-{}-cancel", std::process::id());
     // Leases of 30 s: the cancel is seen at the next renewal (at most 2 s), not at the lease's end.
     let cfg = redis_config(&upstream, &dir, &redis, &prefix, "lease_ms = 30000");
-    let a = serve(&dir, "a", &cfg, &[]);
+    let a = serve_config(&dir, "a", &cfg, &[]);
     let id = post_job(&a.addr, &plate_job("far"), &[]);
     upstream.wait_calls("far", 1, Duration::from_secs(10));
-    let b = serve(&dir, "b", &cfg, &[]);
+    let b = serve_config(&dir, "b", &cfg, &[]);
     let (status, _, text) = http(&b.addr, "DELETE", &format!("/v1/jobs/{id}"), &[], None);
     assert_eq!(status, 200, "{text}");
     assert_eq!(json_of(&text)["status"], "cancelled");
@@ -905,7 +837,7 @@ fn a_job_cancelled_through_another_replica_stops_its_upstream_call() {
 fn jobs_off_answer_404_and_a_store_that_cannot_be_opened_is_refused_at_start() {
     let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::ZERO, CLEAN_PLATE.to_owned())));
     let dir = scratch("off");
-    let served = serve(&dir, "a", &config(&upstream, &dir, "off", ""), &[]);
+    let served = serve_config(&dir, "a", &config(&upstream, &dir, "off", ""), &[]);
     let (status, _, text) = http(&served.addr, "POST", "/v1/jobs", &[], Some(&plate_job("off")));
     assert_eq!(status, 404, "{text}");
     assert_eq!(json_of(&text)["error"]["code"], "jobs_off");
@@ -956,7 +888,7 @@ fn a_redis_that_goes_away_is_a_503_with_retry_after_and_jobs_go_on_when_it_is_ba
     let upstream = Upstream::start(Arc::new(|_tag, _| (Duration::ZERO, CLEAN_PLATE.to_owned())));
     let dir = scratch("redis-away");
     let redis = start_redis();
-    let served = serve(&dir, "a", &redis_config(&upstream, &dir, &redis, "away", ""), &[]);
+    let served = serve_config(&dir, "a", &redis_config(&upstream, &dir, &redis, "away", ""), &[]);
     let id = post_job(&served.addr, &plate_job("before"), &[]);
     assert_eq!(wait_finished(&served.addr, &id, Duration::from_secs(10))["response"]["outcome"], "accepted");
     drop(redis);

@@ -7,73 +7,20 @@ mod common;
 #[path = "../../vouch-llm/tests/fake_upstream/mod.rs"]
 mod fake_upstream;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::root;
+use common::{root, serve_config, Served};
 use fake_upstream::{Fake, Step, CLEAN_PLATE};
 use serde_json::{json, Value};
 
 const KEY: &str = "sk-serve-canary-0d4e19a7b3";
 
-struct Served {
-    child: Child,
-    addr: String,
-    log: mpsc::Receiver<String>,
-}
-
-impl Served {
-    /// Every log line so far.
-    fn lines(&self) -> Vec<String> {
-        self.log.try_iter().collect()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Start `vouch serve --config FILE`, and wait for its "listening" line.
-// The child is killed and waited for by `Served`'s drop (a panic on the way
-// kills the test process, and the child with its pipe).
-#[allow(clippy::zombie_processes)]
+/// Start `vouch serve --config FILE` with the upstream key in its environment.
 fn serve(config: &str, dir: &std::path::Path) -> Served {
-    let path = dir.join("vouch.toml");
-    std::fs::write(&path, config).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(["serve", "--config", path.to_str().unwrap()])
-        .current_dir(root())
-        .env("VOUCH_TEST_SERVE_KEY", KEY)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let start = Instant::now();
-    loop {
-        let line = rx.recv_timeout(Duration::from_secs(20)).expect("vouch serve said nothing");
-        if let Some(at) = line.find("listening on http://") {
-            let addr = line[at + "listening on http://".len()..].split_whitespace().next().unwrap().to_owned();
-            return Served { child, addr, log: rx };
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "no listening line");
-    }
+    serve_config(dir, "vouch", config, &[("VOUCH_TEST_SERVE_KEY", KEY)])
 }
 
 /// One HTTP/1.1 request; the status and the body.
@@ -101,10 +48,6 @@ fn plate_request() -> Value {
            "response_format": {"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}}})
 }
 
-fn kill(child: &Child, signal: &str) {
-    assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
-}
-
 #[test]
 fn sigterm_drains_the_requests_in_flight_and_sighup_reloads_the_contracts() {
     let fake = Fake::start(vec![Step::reply(CLEAN_PLATE).delay(Duration::from_millis(800))]);
@@ -121,7 +64,7 @@ fn sigterm_drains_the_requests_in_flight_and_sighup_reloads_the_contracts() {
 
     // SIGHUP: a new contract is served without a restart.
     std::fs::write(contracts.join("tiny.json"), r#"{"type": "integer"}"#).unwrap();
-    kill(&served.child, "-HUP");
+    served.signal("-HUP");
     let start = Instant::now();
     loop {
         let (_, body) = http(&served.addr, "GET", "/v1/contracts", None);
@@ -136,7 +79,7 @@ fn sigterm_drains_the_requests_in_flight_and_sighup_reloads_the_contracts() {
     let addr = served.addr.clone();
     let in_flight = std::thread::spawn(move || http(&addr, "POST", "/v1/chat/completions", Some(&plate_request())));
     std::thread::sleep(Duration::from_millis(300));
-    kill(&served.child, "-TERM");
+    served.signal("-TERM");
     let (status, body) = in_flight.join().unwrap();
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"outcome\":\"accepted\""), "{body}");

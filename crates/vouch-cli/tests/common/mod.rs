@@ -42,3 +42,78 @@ pub fn scratch(name: &str, content: &[u8]) -> PathBuf {
     std::fs::write(&path, content).unwrap();
     path
 }
+
+/// A `vouch serve` process started by a test: killed and waited for when dropped.
+pub struct Served {
+    pub child: std::process::Child,
+    pub addr: String,
+    pub log: std::sync::mpsc::Receiver<String>,
+}
+
+impl Served {
+    /// Every log line so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.log.try_iter().collect()
+    }
+
+    /// Kill it with SIGKILL, now.
+    pub fn sigkill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Send it a signal (`-HUP`, `-STOP`…).
+    pub fn signal(&self, signal: &str) {
+        assert!(Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap().success());
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.sigkill();
+    }
+}
+
+/// `vouch serve --config DIR/NAME.toml` (the file written from `config`),
+/// with `env` set, once it says it listens.
+// The child is killed and waited for by `Served`'s drop (a panic on the way
+// kills the test process, and the child with its pipe).
+#[allow(clippy::zombie_processes)]
+pub fn serve_config(dir: &std::path::Path, name: &str, config: &str, env: &[(&str, &str)]) -> Served {
+    use std::io::BufRead as _;
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, config).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vouch"));
+    cmd.args(["serve", "--config", path.to_str().unwrap()])
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let start = std::time::Instant::now();
+    let mut said = Vec::new();
+    loop {
+        let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(20)) else {
+            panic!("vouch serve did not start: {said:?}");
+        };
+        if let Some(at) = line.find("listening on http://") {
+            let addr = line[at + "listening on http://".len()..].split_whitespace().next().unwrap().to_owned();
+            return Served { child, addr, log: rx };
+        }
+        said.push(line);
+        assert!(start.elapsed() < std::time::Duration::from_secs(20), "no listening line: {said:?}");
+    }
+}
