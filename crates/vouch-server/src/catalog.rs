@@ -32,9 +32,7 @@ pub struct Entry {
 /// The version of a contract's text (see [`Entry::version`]).
 #[must_use]
 pub fn version_of(text: &[u8]) -> String {
-    use sha2::Digest as _;
-    let digest = sha2::Sha256::digest(text);
-    crate::hex(digest.get(..16).unwrap_or_default())
+    crate::digest16(text)
 }
 
 /// Whether a name can be a contract's: what OpenAI allows as a schema name.

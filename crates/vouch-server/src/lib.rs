@@ -81,6 +81,13 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// The first 16 bytes of the SHA-256 of `bytes`, in hex: a contract's
+/// version, a job request's digest, a client token's owner name.
+pub(crate) fn digest16(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex(sha2::Sha256::digest(bytes).get(..16).unwrap_or_default())
+}
+
 /// The request id header, taken from the client when it is a plain token,
 /// else made; echoed on every response.
 pub const REQUEST_ID: &str = "x-request-id";
@@ -382,9 +389,7 @@ impl Gateway {
             return String::new();
         }
         let given = headers.get(self.token_header()).and_then(|v| v.to_str().ok()).unwrap_or("");
-        let given = bearer(given).unwrap_or(given).trim();
-        use sha2::Digest as _;
-        hex(sha2::Sha256::digest(given.as_bytes()).get(..16).unwrap_or_default())
+        digest16(bearer(given).unwrap_or(given).trim().as_bytes())
     }
 
     /// The job store, when [`open_jobs`] opened one.

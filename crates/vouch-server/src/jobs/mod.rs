@@ -494,12 +494,6 @@ fn valid_id(id: &str) -> bool {
     id.strip_prefix("job_").is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-fn digest(text: &[u8]) -> String {
-    use sha2::Digest as _;
-    let d = sha2::Sha256::digest(text);
-    crate::hex(d.get(..16).unwrap_or_default())
-}
-
 /// `POST /v1/jobs`.
 pub(crate) async fn post(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes, BytesRejection>) -> Response {
     let jobs = match attached(&g) {
@@ -570,7 +564,7 @@ pub(crate) async fn post(g: Arc<Gateway>, headers: HeaderMap, body: Result<Bytes
         id: format!("job_{:032x}", fastrand::u128(..)),
         owner: g.client_owner(&headers),
         idempotency_key,
-        request_hash: digest(request.as_bytes()),
+        request_hash: crate::digest16(request.as_bytes()),
         request,
         contract: entry.name.clone(),
         version: entry.version.clone(),
