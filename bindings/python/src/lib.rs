@@ -11,6 +11,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 use vouch_bind::Build;
 
+mod text;
+
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -30,22 +32,50 @@ pyo3::create_exception!(
 /// A reply as the caller gave it: text or bytes, borrowed from the Python
 /// object (no copy), readable with the GIL released.
 enum Raw {
+    /// A `str`'s own UTF-8 (CPython 3.10 on).
+    Utf8(text::Utf8),
+    /// A `str`'s UTF-8 copied (CPython 3.9).
     Str(PyBackedStr),
     Bytes(PyBackedBytes),
+}
+
+impl Raw {
+    /// The reply as text, when it was given as text.
+    fn text(&self) -> Option<&str> {
+        match self {
+            Raw::Utf8(s) => Some(s.as_str()),
+            Raw::Str(s) => Some(s),
+            Raw::Bytes(_) => None,
+        }
+    }
 }
 
 impl AsRef<[u8]> for Raw {
     fn as_ref(&self) -> &[u8] {
         match self {
+            Raw::Utf8(s) => s.as_str().as_bytes(),
             Raw::Str(s) => s.as_bytes(),
             Raw::Bytes(b) => b.as_ref(),
         }
     }
 }
 
+impl vouch_bind::Reply for Raw {
+    fn check_with(&self, contract: &vouch::Contract) -> vouch::Verdict {
+        // Python's str is UTF-8 here already: not validated twice.
+        match self.text() {
+            Some(text) => contract.check_str(text),
+            None => contract.check(self.as_ref()),
+        }
+    }
+}
+
 fn raw(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
-    if let Ok(s) = obj.extract::<PyBackedStr>() {
-        return Ok(Raw::Str(s));
+    if let Ok(s) = obj.cast::<PyString>() {
+        if let Some(in_place) = text::Utf8::of(s)? {
+            return Ok(Raw::Utf8(in_place));
+        }
+        return Ok(Raw::Str(s.extract::<PyBackedStr>()?));
     }
     if let Ok(b) = obj.extract::<PyBackedBytes>() {
         return Ok(Raw::Bytes(b));
@@ -291,7 +321,7 @@ impl Verdict {
     fn whole(&self) -> &vouch::Verdict {
         match &self.held {
             Held::Checked(v) => v,
-            Held::AsSent { contract, raw, whole } => whole.get_or_init(|| contract.check(raw.as_ref())),
+            Held::AsSent { contract, raw, whole } => whole.get_or_init(|| vouch_bind::Reply::check_with(raw, contract)),
         }
     }
 
@@ -514,16 +544,13 @@ impl Contract {
     fn check(&self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>, value: bool) -> PyResult<Verdict> {
         let r = raw(raw_reply, "a reply")?;
         if value {
-            let text = match &r {
-                Raw::Str(s) => Some(&**s),
-                Raw::Bytes(b) => std::str::from_utf8(b).ok(),
-            };
+            let text = r.text().or_else(|| std::str::from_utf8(r.as_ref()).ok());
             if let Some(built) = text.and_then(|t| vouch_bind::build_as_sent(&self.inner, t, &mut Objects(py))) {
                 return Ok(Verdict::as_sent(py, Arc::clone(&self.inner), r, built.unbind()));
             }
         }
         let contract = &self.inner;
-        Ok(Verdict::new(py.detach(|| contract.check(r.as_ref()))))
+        Ok(Verdict::new(py.detach(|| vouch_bind::Reply::check_with(&r, contract))))
     }
 
     /// The vouched value of one reply (str or bytes), or `vouch.Refused`
@@ -555,12 +582,34 @@ impl Contract {
         Ok(model.call_method("model_validate_json", (text,), Some(&strict))?.unbind())
     }
 
-    /// Check many replies across all cores, with the GIL released, in order.
-    fn check_many(&self, py: Python<'_>, raws: &Bound<'_, PyAny>) -> PyResult<Vec<Verdict>> {
-        let replies = raws.try_iter()?.map(|r| raw(&r?, "each reply")).collect::<PyResult<Vec<Raw>>>()?;
-        let contract = &self.inner;
-        let verdicts = py.detach(|| vouch_bind::check_many(contract, &replies));
-        Ok(verdicts.into_iter().map(Verdict::new).collect())
+    /// Check many replies across all cores, in order. The replies are
+    /// checked on the pool as they are read from `raws`, while this thread
+    /// (holding the GIL) reads the next and wraps the verdicts already made;
+    /// the GIL is released only to wait for the last ones.
+    fn check_many<'py>(&self, py: Python<'py>, raws: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+        let mut ahead = vouch_bind::CheckAhead::new(Arc::clone(&self.inner));
+        let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
+        let take = |ahead: &mut vouch_bind::CheckAhead<Raw>, out: &mut Vec<Bound<'py, Verdict>>| -> PyResult<()> {
+            while let Some(chunk) = ahead.ready() {
+                let (_replies, verdicts) = chunk.map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
+                for v in verdicts {
+                    out.push(Bound::new(py, Verdict::new(v))?);
+                }
+            }
+            Ok(())
+        };
+        for (i, r) in raws.try_iter()?.enumerate() {
+            ahead.push(raw(&r?, "each reply")?);
+            if i % 32 == 31 {
+                take(&mut ahead, &mut out)?;
+            }
+        }
+        ahead.finish();
+        while ahead.pending() {
+            py.detach(|| ahead.wait());
+            take(&mut ahead, &mut out)?;
+        }
+        PyList::new(py, out)
     }
 
     /// A check of one reply fed piece by piece as it streams.

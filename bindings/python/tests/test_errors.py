@@ -3,6 +3,8 @@ message, and hostile replies are refusals."""
 
 from __future__ import annotations
 
+from typing import List, Union
+
 import pytest
 
 import vouch
@@ -31,6 +33,32 @@ def test_a_reply_of_the_wrong_type_is_a_type_error() -> None:
             OBJ.check(bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="each reply must be str or bytes"):
         OBJ.check_many(["{}", 3])  # type: ignore[list-item]
+
+
+def test_a_str_that_is_not_unicode_is_an_encode_error_not_a_verdict() -> None:
+    # A lone surrogate has no UTF-8: the reply cannot be read as the model's
+    # text, so it is the caller's error (as str.encode says), never a guess.
+    lone = '{"a": "\ud800"}'
+    with pytest.raises(UnicodeEncodeError):
+        OBJ.check(lone)
+    with pytest.raises(UnicodeEncodeError):
+        OBJ.check(lone, value=True)
+    with pytest.raises(UnicodeEncodeError):
+        OBJ.check_many(['{"a": 1}'] * 100 + [lone] + ['{"a": 2}'] * 100)
+
+
+def test_replies_of_every_width_and_str_subclasses_read_as_their_text() -> None:
+    class Reply(str):
+        pass
+
+    contract = vouch.Contract({"type": "object", "required": ["s"], "properties": {"s": {"type": "string", "maxLength": 3}}})
+    # One-byte, two-byte and four-byte characters (each a different str layout
+    # in CPython), a subclass, and bytes: each read as the same text.
+    raws: List[Union[str, bytes]] = ['{"s": "abc"}', '{"s": "é€x"}', '{"s": "😀😀😀"}', '{"s": "😀😀😀😀"}', Reply('{"s": "ab"}'), '{"s": "é€x"}'.encode()]
+    want = ["accepted", "accepted", "accepted", "refused", "accepted", "accepted"]
+    assert [contract.check(r).outcome for r in raws] == want
+    assert [v.outcome for v in contract.check_many(raws * 50)] == want * 50
+    assert [contract.check(r, value=True).value for r in raws[:3]] == [{"s": "abc"}, {"s": "é€x"}, {"s": "😀😀😀"}]
 
 
 @pytest.mark.parametrize(

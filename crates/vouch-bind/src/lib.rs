@@ -17,7 +17,8 @@
 //!   holds (no second string across the boundary).
 //! - [`build`] with a [`Build`]: the vouched text walked once into the
 //!   binding's own objects (no JSON round trip, no `serde_json::Value`).
-//! - [`check_many`]: many replies across the cores.
+//! - [`check_many`]: many replies across the cores; [`CheckAhead`]: the same,
+//!   checked on the pool while the binding is still handing replies over.
 //! - [`Stream`]: a reply checked while it streams, the contract owned.
 //! - [`Rounds`]: ask, check, ask again in the core's words, then refuse and
 //!   keep the last good value, marked — with the caller's own model client.
@@ -31,10 +32,12 @@
 //! # Ok::<(), String>(())
 //! ```
 
+mod ahead;
 mod build;
 mod rounds;
 mod stream;
 
+pub use ahead::{CheckAhead, Chunk, Reply};
 pub use build::{build, build_as_sent, build_value, Build};
 pub use rounds::{Rounds, RoundsError, Step};
 pub use stream::Stream;

@@ -1,0 +1,238 @@
+//! [`CheckAhead`]: many replies checked on rayon's pool while the calling
+//! thread is still handing them over and wrapping the verdicts already made.
+//!
+//! A binding's own work per reply (reading a string out of its runtime,
+//! making the verdict object) runs on the thread that holds the runtime
+//! (Python's GIL), one reply at a time. Done before and after a parallel
+//! check, that work adds to it (Amdahl: the cores wait for it); done
+//! *beside* it, in chunks that cross to the pool as soon as they are full,
+//! it overlaps the check and the cores stay busy.
+
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+
+use vouch::{Contract, Verdict};
+
+/// Replies per task on the pool: large enough that a task's cost (a spawn,
+/// a message) is small beside its checks, small enough that the first
+/// verdicts come back while the caller is still handing replies over.
+const CHUNK: usize = 32;
+
+/// A reply as a binding holds it: checked as text when it is known to be
+/// text (no second UTF-8 validation), else as bytes.
+pub trait Reply: Send + 'static {
+    /// The contract's verdict on this reply (`Contract::check`'s).
+    fn check_with(&self, contract: &Contract) -> Verdict;
+}
+
+impl Reply for &'static str {
+    fn check_with(&self, contract: &Contract) -> Verdict {
+        contract.check_str(self)
+    }
+}
+
+impl Reply for String {
+    fn check_with(&self, contract: &Contract) -> Verdict {
+        contract.check_str(self)
+    }
+}
+
+impl Reply for Vec<u8> {
+    fn check_with(&self, contract: &Contract) -> Verdict {
+        contract.check(self)
+    }
+}
+
+/// A chunk's replies and their verdicts, in order, or why it could not be
+/// checked.
+pub type Chunk<R> = Result<(Vec<R>, Vec<Verdict>), String>;
+
+/// A chunk back from the pool, with its place.
+type Checked<R> = (usize, Chunk<R>);
+
+/// Replies checked ahead of the caller, on rayon's pool, handed back in the
+/// order they were pushed.
+///
+/// The caller [`push`](Self::push)es replies, takes what is [`ready`](Self::ready)
+/// (in order) whenever it likes, calls [`finish`](Self::finish) after the last,
+/// then [`wait`](Self::wait)s (with its runtime's lock released) and takes
+/// the rest. Each reply comes back with its verdict, so the caller drops
+/// its own handles where it may.
+///
+/// ```
+/// use std::sync::Arc;
+/// let contract = Arc::new(vouch_bind::compile(br#"{"type": "boolean"}"#).map_err(|m| m[0].message.clone())?);
+/// let mut ahead = vouch_bind::CheckAhead::new(contract);
+/// for reply in ["true", "1", "false"] {
+///     ahead.push(reply);
+/// }
+/// ahead.finish();
+/// let mut outcomes = Vec::new();
+/// while ahead.pending() {
+///     ahead.wait();
+///     while let Some(chunk) = ahead.ready() {
+///         let (_replies, verdicts) = chunk?;
+///         outcomes.extend(verdicts.iter().map(|v| v.outcome()));
+///     }
+/// }
+/// assert_eq!(outcomes, ["accepted", "refused", "accepted"]);
+/// # Ok::<(), String>(())
+/// ```
+pub struct CheckAhead<R> {
+    contract: Arc<Contract>,
+    chunk: Vec<R>,
+    /// Chunks sent to the pool.
+    sent: usize,
+    /// The next chunk to hand back.
+    next: usize,
+    /// Chunks back from the pool, from `next` on (`None`: not back yet).
+    arrived: VecDeque<Option<Chunk<R>>>,
+    done: Sender<Checked<R>>,
+    back: Receiver<Checked<R>>,
+}
+
+impl<R: Reply> CheckAhead<R> {
+    /// Nothing pushed yet.
+    #[must_use]
+    pub fn new(contract: Arc<Contract>) -> Self {
+        let (done, back) = channel();
+        Self { contract, chunk: Vec::with_capacity(CHUNK), sent: 0, next: 0, arrived: VecDeque::new(), done, back }
+    }
+
+    /// One more reply; a full chunk goes to the pool at once.
+    pub fn push(&mut self, reply: R) {
+        self.chunk.push(reply);
+        if self.chunk.len() >= CHUNK {
+            self.send();
+        }
+    }
+
+    /// No more replies: the last chunk goes to the pool.
+    pub fn finish(&mut self) {
+        if !self.chunk.is_empty() {
+            self.send();
+        }
+    }
+
+    /// Chunks sent and not yet handed back.
+    #[must_use]
+    pub fn pending(&self) -> bool {
+        self.next < self.sent
+    }
+
+    /// The next chunk, in order, if it is back: its replies and their
+    /// verdicts, or why it could not be checked (a panic in the check,
+    /// which the core is built never to raise, as a message).
+    pub fn ready(&mut self) -> Option<Chunk<R>> {
+        while let Ok(checked) = self.back.try_recv() {
+            self.arrive(checked);
+        }
+        if !matches!(self.arrived.front(), Some(Some(_))) {
+            return None;
+        }
+        self.next += 1;
+        self.arrived.pop_front().flatten()
+    }
+
+    /// Block until the next chunk in order is back (at once when it is, or
+    /// when nothing is pending). A binding calls this with its runtime's
+    /// lock released.
+    pub fn wait(&mut self) {
+        while self.pending() && !matches!(self.arrived.front(), Some(Some(_))) {
+            match self.back.recv() {
+                Ok(checked) => self.arrive(checked),
+                // Unreachable while `self` holds a sender; nothing to wait for.
+                Err(_) => break,
+            }
+        }
+    }
+
+    fn arrive(&mut self, (index, result): Checked<R>) {
+        let Some(at) = index.checked_sub(self.next) else { return };
+        while self.arrived.len() <= at {
+            self.arrived.push_back(None);
+        }
+        if let Some(slot) = self.arrived.get_mut(at) {
+            *slot = Some(result);
+        }
+    }
+
+    fn send(&mut self) {
+        let replies = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+        let index = self.sent;
+        self.sent += 1;
+        let contract = Arc::clone(&self.contract);
+        let done = self.done.clone();
+        rayon::spawn(move || {
+            // A panic must not abort the caller's process (rayon's default
+            // for a spawned task): it comes back as this chunk's error.
+            let checked = catch_unwind(AssertUnwindSafe(|| replies.iter().map(|r| r.check_with(&contract)).collect()));
+            let result = match checked {
+                Ok(verdicts) => Ok((replies, verdicts)),
+                Err(_) => {
+                    Err("vouch: internal error while checking a chunk of replies (a bug: please report it)".to_owned())
+                }
+            };
+            // The caller may have gone (an error while handing replies
+            // over): the chunk is dropped here.
+            let _ = done.send((index, result));
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // A test that cannot go on says why (input here is the test's own).
+    #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn verdicts_come_back_in_order_with_their_replies() {
+        let contract = Arc::new(
+            crate::compile(
+                br#"{"type":"object","required":["n"],"properties":{"n":{"type":"integer","maximum":500}}}"#,
+            )
+            .unwrap(),
+        );
+        let mut ahead = CheckAhead::new(Arc::clone(&contract));
+        let replies: Vec<String> = (0..1000).map(|n| format!(r#"{{"n": {n}}}"#)).collect();
+        let mut back = Vec::new();
+        for (i, r) in replies.iter().enumerate() {
+            ahead.push(r.clone());
+            // Taking what is ready while pushing, as a binding does.
+            if i % 100 == 0 {
+                while let Some(chunk) = ahead.ready() {
+                    back.push(chunk.unwrap());
+                }
+            }
+        }
+        ahead.finish();
+        while ahead.pending() {
+            ahead.wait();
+            while let Some(chunk) = ahead.ready() {
+                back.push(chunk.unwrap());
+            }
+        }
+        let (texts, verdicts): (Vec<String>, Vec<Verdict>) =
+            back.into_iter().flat_map(|(r, v)| r.into_iter().zip(v)).unzip();
+        assert_eq!(texts, replies, "every reply handed back once, in order");
+        let outcomes: Vec<&str> = verdicts.iter().map(Verdict::outcome).collect();
+        let want: Vec<&str> = (0..1000).map(|n| if n <= 500 { "accepted" } else { "refused" }).collect();
+        assert_eq!(outcomes, want);
+        for (r, v) in replies.iter().zip(&verdicts) {
+            assert_eq!(crate::verdict_json(v), crate::verdict_json(&contract.check(r.as_bytes())));
+        }
+    }
+
+    #[test]
+    fn nothing_pushed_is_nothing_pending() {
+        let contract = Arc::new(crate::compile(b"true").unwrap());
+        let mut ahead: CheckAhead<Vec<u8>> = CheckAhead::new(contract);
+        ahead.finish();
+        assert!(!ahead.pending());
+        ahead.wait();
+        assert!(ahead.ready().is_none());
+    }
+}
