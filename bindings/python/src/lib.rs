@@ -109,10 +109,16 @@ impl<'py> Build for Objects<'py> {
         Ok(PyFloat::new(self.0, v).into_any())
     }
     fn str(&mut self, v: &str) -> PyResult<Self::Value> {
-        Ok(PyString::new(self.0, v).into_any())
+        if v.len() > VALUE_CACHE_MAX_LEN {
+            return Ok(PyString::new(self.0, v).into_any());
+        }
+        Ok(cached(&VALUES, self.0, v, PyString::new).into_any())
     }
     fn key(&mut self, k: &str) -> PyResult<Self::Value> {
-        Ok(cached_key(self.0, k).into_any())
+        if k.len() > KEY_CACHE_MAX_LEN {
+            return Ok(PyString::new(self.0, k).into_any());
+        }
+        Ok(cached(&KEYS, self.0, k, PyString::intern).into_any())
     }
     fn list(&mut self, len: Option<usize>) -> PyResult<Self::List> {
         Ok(Vec::with_capacity(len.unwrap_or(0).min(1024)))
@@ -135,40 +141,52 @@ impl<'py> Build for Objects<'py> {
     }
 }
 
-/// Slots in each thread's key cache (a power of two).
-const KEY_SLOTS: usize = 1024;
+/// Slots in each thread's string caches (a power of two).
+const CACHE_SLOTS: usize = 1024;
 /// Longer keys are not cached (they rarely repeat, and hashing them costs).
 const KEY_CACHE_MAX_LEN: usize = 64;
+/// Longer string values are not cached: the short ones are the ones that
+/// repeat (an enum's members, a status, a label).
+const VALUE_CACHE_MAX_LEN: usize = 24;
 
-/// A key's text and the string object made for it.
-type KeySlot = Option<(Box<str>, Py<PyString>)>;
+/// A string's text and the string object made for it.
+type CacheSlot = Option<(Box<str>, Py<PyString>)>;
+
+/// One thread's cache of string objects by their text.
+type StringCache = std::cell::RefCell<Vec<CacheSlot>>;
 
 thread_local! {
     /// Object keys repeat across replies (they are the contract's property
     /// names): each thread keeps the last string object made for each slot,
     /// so a key already seen is one reference count, not a new string, a
     /// hash and an intern lookup.
-    static KEYS: std::cell::RefCell<Vec<KeySlot>> =
-        std::cell::RefCell::new((0..KEY_SLOTS).map(|_| None).collect());
+    static KEYS: StringCache = std::cell::RefCell::new((0..CACHE_SLOTS).map(|_| None).collect());
+    /// Short string values repeat too (enum members): the same, not interned.
+    static VALUES: StringCache = std::cell::RefCell::new((0..CACHE_SLOTS).map(|_| None).collect());
 }
 
-fn cached_key<'py>(py: Python<'py>, k: &str) -> Bound<'py, PyString> {
-    if k.len() > KEY_CACHE_MAX_LEN {
-        return PyString::new(py, k);
-    }
-    // FNV-1a: short keys, no need for DoS resistance (a collision only
+/// The string object for `text` from `cache`, made with `make` when the
+/// slot holds another. A `str` is immutable, so handing out one object for
+/// equal texts changes nothing a caller can see but `is`.
+fn cached<'py>(
+    cache: &'static std::thread::LocalKey<StringCache>,
+    py: Python<'py>,
+    text: &str,
+    make: fn(Python<'py>, &str) -> Bound<'py, PyString>,
+) -> Bound<'py, PyString> {
+    // FNV-1a: short texts, no need for DoS resistance (a collision only
     // replaces the slot's entry).
-    let hash = k.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    let slot = usize::try_from(hash).unwrap_or(0) & (KEY_SLOTS - 1);
-    KEYS.with_borrow_mut(|slots| {
-        let Some(entry) = slots.get_mut(slot) else { return PyString::new(py, k) };
-        if let Some((text, object)) = entry {
-            if **text == *k {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let slot = usize::try_from(hash).unwrap_or(0) & (CACHE_SLOTS - 1);
+    cache.with_borrow_mut(|slots| {
+        let Some(entry) = slots.get_mut(slot) else { return make(py, text) };
+        if let Some((held, object)) = entry {
+            if **held == *text {
                 return object.bind(py).clone();
             }
         }
-        let object = PyString::intern(py, k);
-        *entry = Some((k.into(), object.clone().unbind()));
+        let object = make(py, text);
+        *entry = Some((text.into(), object.clone().unbind()));
         object
     })
 }

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use vouch::{Contract, Verdict};
 
@@ -48,6 +48,9 @@ impl Reply for Vec<u8> {
 /// A chunk's replies and their verdicts, in order, or why it could not be
 /// checked.
 pub type Chunk<R> = Result<(Vec<R>, Vec<Verdict>), String>;
+
+/// A chunk to check, with its place.
+type Job<R> = (usize, Vec<R>);
 
 /// A chunk back from the pool, with its place.
 type Checked<R> = (usize, Chunk<R>);
@@ -89,6 +92,8 @@ pub struct CheckAhead<R> {
     next: usize,
     /// Chunks back from the pool, from `next` on (`None`: not back yet).
     arrived: VecDeque<Option<Chunk<R>>>,
+    /// Chunks sent and not yet taken by a task (or by `wait`).
+    queue: Arc<Mutex<VecDeque<Job<R>>>>,
     done: Sender<Checked<R>>,
     back: Receiver<Checked<R>>,
 }
@@ -98,7 +103,16 @@ impl<R: Reply> CheckAhead<R> {
     #[must_use]
     pub fn new(contract: Arc<Contract>) -> Self {
         let (done, back) = channel();
-        Self { contract, chunk: Vec::with_capacity(CHUNK), sent: 0, next: 0, arrived: VecDeque::new(), done, back }
+        Self {
+            contract,
+            chunk: Vec::with_capacity(CHUNK),
+            sent: 0,
+            next: 0,
+            arrived: VecDeque::new(),
+            queue: Arc::new(Mutex::new(VecDeque::new())),
+            done,
+            back,
+        }
     }
 
     /// One more reply; a full chunk goes to the pool at once.
@@ -141,6 +155,14 @@ impl<R: Reply> CheckAhead<R> {
     /// lock released.
     pub fn wait(&mut self) {
         while self.pending() && !matches!(self.arrived.front(), Some(Some(_))) {
+            // A chunk no task has taken yet is checked here: the pool's last
+            // chunks are not waited for while this thread idles.
+            let job = lock(&self.queue).pop_front();
+            if let Some(job) = job {
+                let checked = check_chunk(&self.contract, job);
+                self.arrive(checked);
+                continue;
+            }
             match self.back.recv() {
                 Ok(checked) => self.arrive(checked),
                 // Unreachable while `self` holds a sender; nothing to wait for.
@@ -163,23 +185,35 @@ impl<R: Reply> CheckAhead<R> {
         let replies = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
         let index = self.sent;
         self.sent += 1;
-        let contract = Arc::clone(&self.contract);
-        let done = self.done.clone();
+        lock(&self.queue).push_back((index, replies));
+        // Each task checks whichever chunk is first in the queue, if any is
+        // left: the caller, waiting, checks chunks itself rather than idle.
+        let (queue, contract, done) = (Arc::clone(&self.queue), Arc::clone(&self.contract), self.done.clone());
         rayon::spawn(move || {
-            // A panic must not abort the caller's process (rayon's default
-            // for a spawned task): it comes back as this chunk's error.
-            let checked = catch_unwind(AssertUnwindSafe(|| replies.iter().map(|r| r.check_with(&contract)).collect()));
-            let result = match checked {
-                Ok(verdicts) => Ok((replies, verdicts)),
-                Err(_) => {
-                    Err("vouch: internal error while checking a chunk of replies (a bug: please report it)".to_owned())
-                }
-            };
-            // The caller may have gone (an error while handing replies
-            // over): the chunk is dropped here.
-            let _ = done.send((index, result));
+            let job = lock(&queue).pop_front();
+            if let Some(job) = job {
+                // The caller may have gone (an error while handing replies
+                // over): the chunk is dropped here.
+                let _ = done.send(check_chunk(&contract, job));
+            }
         });
     }
+}
+
+/// A chunk's verdicts. A panic must not abort the caller's process
+/// (rayon's default for a spawned task): it comes back as the chunk's error.
+fn check_chunk<R: Reply>(contract: &Contract, (index, replies): Job<R>) -> Checked<R> {
+    let checked = catch_unwind(AssertUnwindSafe(|| replies.iter().map(|r| r.check_with(contract)).collect()));
+    let result = match checked {
+        Ok(verdicts) => Ok((replies, verdicts)),
+        Err(_) => Err("vouch: internal error while checking a chunk of replies (a bug: please report it)".to_owned()),
+    };
+    (index, result)
+}
+
+/// The queue, whether or not a holder panicked (none checks while holding it).
+fn lock<T>(queue: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use crate::check::{is_valid, is_valid_here, is_valid_string_here};
 use crate::handover::{visit_enum_str, visit_number, Deserializer, HandOverError};
 use crate::node::{Node, NodeId};
 use crate::read::parser::{self, Scalar as Parsed, SAFE_INTEGER};
-use crate::single_pass::{exact_double, Plan, Read, Scalar};
+use crate::single_pass::{exact_double, same_bytes, Plan, Read, Scalar};
 
 /// What guides the walk: the contract's nodes and their single-pass plans.
 #[derive(Clone, Copy)]
@@ -156,7 +156,7 @@ impl<'de> de::Deserializer<'de> for Guided<'_, 'de, '_> {
         let guide = self.guide;
         match (self.de.peek(), &plan.read) {
             (Some(b'{'), Read::Object { required, fills, strip: false }) if fills.is_empty() => {
-                let entries = Members { guide, node, required: *required, seen: 0, required_seen: 0, count: 0 };
+                let entries = Members { guide, node, required: *required, seen: 0, required_seen: 0, count: 0, next: 0 };
                 container(self.de, b'}', |de| {
                     let mut members = Entries { de, first: true, close: b'}', at: entries, pending: None };
                     let value = visitor.visit_map(&mut members)?;
@@ -266,6 +266,8 @@ struct Members<'c> {
     /// Declared properties met, by position (objects of at most 64).
     seen: u64,
     count: u64,
+    /// The position of the property declared after the last one met.
+    next: usize,
 }
 
 /// An array's node, and how many items were read.
@@ -315,15 +317,35 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de, Members<'_>> {
         if self.de.peek() != Some(b'"') {
             return Err(doubt());
         }
-        let key = match self.de.reader.plain_string() {
-            Some(s) => Cow::Borrowed(s),
-            None => self.de.reader.string_cow().map_err(|_| doubt())?,
-        };
         let m = &mut self.at;
-        let Some((position, id, required)) = m.node.property_index.position(&key) else {
-            // Undeclared: `additionalProperties`, hazardous keys and repeats are the usual way's.
-            return Err(doubt());
+        // Replies mostly list members in the contract's order: the name
+        // declared next is tried as raw bytes before the key is read and
+        // looked up (as the single pass does).
+        let start = self.de.reader.pos;
+        let guessed = m.node.property_index.plain_at(m.next).and_then(|(name, id, required)| {
+            let end = start + name.len() + 2;
+            let text = self.de.text;
+            (text.as_bytes().get(end - 1) == Some(&b'"')
+                && text.as_bytes().get(start + 1..end - 1).is_some_and(|k| same_bytes(k, name.as_bytes())))
+            .then(|| text.get(start + 1..end - 1).map(|key| (key, end, (m.next, id, required))))
+            .flatten()
+        });
+        let (key, (position, id, required)) = match guessed {
+            Some((key, end, found)) => {
+                self.de.reader.pos = end;
+                (Cow::Borrowed(key), found)
+            }
+            None => {
+                let key = match self.de.reader.plain_string() {
+                    Some(s) => Cow::Borrowed(s),
+                    None => self.de.reader.string_cow().map_err(|_| doubt())?,
+                };
+                // Undeclared: `additionalProperties`, hazardous keys and repeats are the usual way's.
+                let found = m.node.property_index.position(&key).ok_or_else(doubt)?;
+                (key, found)
+            }
         };
+        m.next = position + 1;
         let bit = u32::try_from(position).ok().and_then(|p| 1u64.checked_shl(p)).ok_or_else(doubt)?;
         if m.seen & bit != 0 {
             return Err(doubt());

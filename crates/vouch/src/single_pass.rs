@@ -1070,7 +1070,7 @@ pub(crate) struct SinglePass<'c> {
 /// Whether two byte strings are equal: a short one (most keys) compared in
 /// registers, without the call to `memcmp` slice equality makes.
 #[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     fn word(s: &[u8], at: usize) -> u64 {
         s.get(at..at + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes)
     }
