@@ -603,7 +603,8 @@ impl Contract {
     /// Check many replies across all cores, in order. The replies are
     /// checked on the pool as they are read from `raws`, while this thread
     /// (holding the GIL) reads the next and wraps the verdicts already made;
-    /// the GIL is released only to wait for the last ones.
+    /// the GIL is let go every 256 replies (another thread's turn) and
+    /// while the last ones are checked.
     fn check_many<'py>(&self, py: Python<'py>, raws: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let mut ahead = vouch_bind::CheckAhead::new(Arc::clone(&self.inner));
         let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
@@ -620,6 +621,11 @@ impl Contract {
             ahead.push(raw(&r?, "each reply")?);
             if i % 32 == 31 {
                 take(&mut ahead, &mut out)?;
+            }
+            // The GIL is let go now and then, as the interpreter's own loop
+            // does: another thread waiting for it gets its turn.
+            if i % 256 == 255 {
+                py.detach(|| ());
             }
         }
         ahead.finish();
