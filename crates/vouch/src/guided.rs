@@ -156,7 +156,8 @@ impl<'de> de::Deserializer<'de> for Guided<'_, 'de, '_> {
         let guide = self.guide;
         match (self.de.peek(), &plan.read) {
             (Some(b'{'), Read::Object { required, fills, strip: false }) if fills.is_empty() => {
-                let entries = Members { guide, node, required: *required, seen: 0, required_seen: 0, count: 0, next: 0 };
+                let entries =
+                    Members { guide, node, required: *required, seen: 0, required_seen: 0, count: 0, next: 0 };
                 container(self.de, b'}', |de| {
                     let mut members = Entries { de, first: true, close: b'}', at: entries, pending: None };
                     let value = visitor.visit_map(&mut members)?;
