@@ -200,6 +200,16 @@ impl<R: Reply> CheckAhead<R> {
     }
 }
 
+impl<R> Drop for CheckAhead<R> {
+    /// Chunks no task has taken are dropped here, on the caller's thread
+    /// (a binding's handles with it, where its runtime's lock is held), not
+    /// checked for nobody: the caller stopped early (an error in its input).
+    fn drop(&mut self) {
+        let left = std::mem::take(&mut *lock(&self.queue));
+        drop(left);
+    }
+}
+
 /// A chunk's verdicts. A panic must not abort the caller's process
 /// (rayon's default for a spawned task): it comes back as the chunk's error.
 fn check_chunk<R: Reply>(contract: &Contract, (index, replies): Job<R>) -> Checked<R> {
@@ -258,6 +268,37 @@ mod tests {
         for (r, v) in replies.iter().zip(&verdicts) {
             assert_eq!(crate::verdict_json(v), crate::verdict_json(&contract.check(r.as_bytes())));
         }
+    }
+
+    #[test]
+    fn chunks_left_when_the_caller_stops_are_not_checked() {
+        // Every pool thread held at a gate first (the pool takes spawned
+        // tasks in order), so no task takes a chunk before the drop.
+        let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+        for _ in 0..rayon::current_num_threads() {
+            let gate = Arc::clone(&gate);
+            rayon::spawn(move || {
+                let (open, opened) = &*gate;
+                let mut is_open = lock(open);
+                while !*is_open {
+                    is_open = opened.wait(is_open).unwrap();
+                }
+            });
+        }
+        let contract = Arc::new(crate::compile(b"true").unwrap());
+        let mut ahead: CheckAhead<String> = CheckAhead::new(contract);
+        for _ in 0..CHUNK * 100 {
+            ahead.push("{}".to_owned());
+        }
+        let queue = Arc::clone(&ahead.queue);
+        let before = lock(&queue).len();
+        drop(ahead);
+        let left = lock(&queue).len();
+        // The gate opened before any assertion, so a failure cannot hang the pool.
+        *lock(&gate.0) = true;
+        gate.1.notify_all();
+        assert_eq!(before, 100);
+        assert_eq!(left, 0, "the caller's drop empties the queue");
     }
 
     #[test]
