@@ -835,12 +835,16 @@ fn rss_kib() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_concurrent_slow_requests_are_held_in_bounded_memory_with_503s_past_the_limit() {
-    let steps: Vec<Step> = (0..200).map(|_| Step::reply(CLEAN_PLATE).delay(Duration::from_millis(1_500))).collect();
+    // Each upstream answer waits long enough that no slot frees before all
+    // 1,000 requests are in, even on a loaded 2-core machine (at 1.5 s, a
+    // busy CI run let a 201st request through to an upstream with no step
+    // left for it).
+    let steps: Vec<Step> = (0..200).map(|_| Step::reply(CLEAN_PLATE).delay(Duration::from_millis(4_000))).collect();
     let fake = Fake::start(steps);
     let mut c = config(&fake.base_url);
     c.max_concurrency = 200;
-    c.timeouts.first_byte_ms = 5_000;
-    c.timeouts.total_ms = 10_000;
+    c.timeouts.first_byte_ms = 8_000;
+    c.timeouts.total_ms = 15_000;
     let r = Arc::new(start(c, vec![]));
     let before = rss_kib();
     let client = reqwest::Client::builder().no_proxy().pool_max_idle_per_host(0).build().unwrap();
