@@ -271,8 +271,10 @@ pub(crate) fn excerpt(value: &Value) -> String {
         }
         _ => {}
     }
-    // Serialize into a bounded writer so a huge value costs no more than the excerpt.
-    let mut w = BoundedWriter { buf: String::new(), chars: 0, full: false };
+    // Serialize into a bounded writer so a huge value costs no more than the
+    // excerpt; its room taken at once (the writer is fed in small pieces, and
+    // growing the string piece by piece was most of a short excerpt's cost).
+    let mut w = BoundedWriter { buf: String::with_capacity(EXCERPT_CHARS + '…'.len_utf8()), chars: 0, full: false };
     let _ = crate::write::write_into(&mut w, value);
     if w.full {
         w.buf.push('…');

@@ -2350,7 +2350,9 @@ impl<'c> SinglePass<'c> {
 
     /// The JSON Pointer of the value being read, from the open containers.
     fn path(&self) -> String {
-        let mut out = String::new();
+        // Room for the usual key at each level, taken at once: a path grown a
+        // segment at a time reallocated at nearly every one.
+        let mut out = String::with_capacity(self.stack.len() * 24);
         for frame in &self.stack {
             match frame {
                 Frame::Object(o) => {
