@@ -570,9 +570,10 @@ impl Contract {
     /// Check one reply (str or bytes, exactly as the model sent it). The GIL
     /// is released while a reply of 2,048 bytes or more is checked (a shorter
     /// one checks in about the time letting the GIL go and taking it back
-    /// takes), and the value is built on first access. With `value=True` the value is built while checking, in the
-    /// check's own walk where the contract accepts the reply exactly as sent
-    /// (the GIL held for the check: for one thread that wants the value).
+    /// takes), and the value is built on first access. With `value=True` the
+    /// value is built while checking, in the check's own walk where the
+    /// contract accepts the reply exactly as sent (the GIL held for the check:
+    /// for one thread that wants the value).
     #[pyo3(signature = (raw_reply, *, value = false))]
     fn check(&self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>, value: bool) -> PyResult<Verdict> {
         let r = raw(raw_reply, "a reply")?;

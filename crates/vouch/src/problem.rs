@@ -273,7 +273,7 @@ pub(crate) fn excerpt(value: &Value) -> String {
     }
     // Serialize into a bounded writer so a huge value costs no more than the
     // excerpt; its room taken at once (the writer is fed in small pieces, and
-    // growing the string piece by piece was most of a short excerpt's cost).
+    // growing the string as they came was about a third of an excerpt's cost).
     let mut w = BoundedWriter { buf: String::with_capacity(EXCERPT_CHARS + '…'.len_utf8()), chars: 0, full: false };
     let _ = crate::write::write_into(&mut w, value);
     if w.full {

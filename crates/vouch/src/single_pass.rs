@@ -2350,8 +2350,8 @@ impl<'c> SinglePass<'c> {
 
     /// The JSON Pointer of the value being read, from the open containers.
     fn path(&self) -> String {
-        // Room for the usual key at each level, taken at once: a path grown a
-        // segment at a time reallocated at nearly every one.
+        // Room for the usual key at each level, taken at once, rather than
+        // reallocated as the path grows segment by segment.
         let mut out = String::with_capacity(self.stack.len() * 24);
         for frame in &self.stack {
             match frame {

@@ -113,8 +113,9 @@ class Contract:
     def __init__(self, schema: Union[Dict[str, Any], str, bytes]) -> None: ...
     def check(self, raw: Union[str, bytes], *, value: bool = False) -> Verdict:
         """Check one reply (the GIL released from 2,048 bytes on; the value
-        built on first access). ``value=True``: the value built in the check's own walk
-        where the contract accepts the reply exactly as sent, the GIL held."""
+        built on first access). ``value=True``: the value built in the
+        check's own walk where the contract accepts the reply exactly as
+        sent, the GIL held."""
     @overload
     def parse(self, raw: Union[str, bytes]) -> Any:
         """The vouched value, or :class:`vouch.Refused`; built in the check's
