@@ -150,3 +150,20 @@ class Rounds:
     def fallback(self) -> Optional[Verdict]: ...
     @property
     def answer(self) -> Optional[Verdict]: ...
+
+_TextColumn = Tuple[Optional[bytes], bytes, bytes, int]
+
+def _verdict_columns(
+    verdicts: Iterable[Verdict],
+) -> Tuple[
+    _TextColumn,
+    List[bool],
+    _TextColumn,
+    _TextColumn,
+    Tuple[List[int], _TextColumn, _TextColumn, _TextColumn, _TextColumn, _TextColumn, _TextColumn],
+    Tuple[List[int], _TextColumn, _TextColumn],
+    List[int],
+]:
+    """Many verdicts' fields as columns, each text column in Arrow's layout
+    (validity bitmap or None, 64-bit offsets, data, null count), for
+    ``vouch.spark.verdict_array``; not API."""
