@@ -830,7 +830,6 @@ impl Rounds {
 /// another, their 64-bit end offsets, and a validity bitmap when one is null;
 /// handed to Python as `(validity or None, offsets, data, null_count)`, which
 /// `pyarrow.Array.from_buffers` takes without an object per text.
-#[derive(Default)]
 struct TextColumn {
     valid: Vec<u8>,
     offsets: Vec<u8>,
@@ -839,11 +838,15 @@ struct TextColumn {
     nulls: usize,
 }
 
+impl Default for TextColumn {
+    /// Empty: the one offset an empty column has.
+    fn default() -> Self {
+        Self { valid: Vec::new(), offsets: 0i64.to_le_bytes().to_vec(), data: Vec::new(), len: 0, nulls: 0 }
+    }
+}
+
 impl TextColumn {
     fn push(&mut self, text: Option<&[u8]>) {
-        if self.offsets.is_empty() {
-            self.offsets.extend_from_slice(&0i64.to_le_bytes());
-        }
         if self.len.is_multiple_of(8) {
             self.valid.push(0);
         }
@@ -860,10 +863,7 @@ impl TextColumn {
         self.len += 1;
     }
 
-    fn into_py<'py>(mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        if self.offsets.is_empty() {
-            self.offsets.extend_from_slice(&0i64.to_le_bytes());
-        }
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let valid = (self.nulls > 0).then(|| PyBytes::new(py, &self.valid));
         (valid, PyBytes::new(py, &self.offsets), PyBytes::new(py, &self.data), self.nulls).into_pyobject(py)
     }
