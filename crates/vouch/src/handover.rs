@@ -5,7 +5,8 @@
 //! deriving `Deserialize` is built straight from it (no [`Value`] in
 //! between: [`Accepted::deserialize`], [`Contract::check_as`]); a binding
 //! builds its own language's objects with a `DeserializeSeed` of its own,
-//! so each binding writes constructors, not another reader.
+//! so each binding writes constructors, not another reader (or gives its
+//! constructors to [`Accepted::build`], a walk without serde's steps).
 //!
 //! Numbers are handed over as vouch read them when it checked them: an
 //! integer as `u64`/`i64` where it fits, else as the double it is exactly
@@ -15,6 +16,7 @@
 //!
 //! [`Value`]: serde_json::Value
 //! [`Accepted::deserialize`]: crate::Accepted::deserialize
+//! [`Accepted::build`]: crate::Accepted::build
 //! [`Contract::check_as`]: crate::Contract::check_as
 
 use std::borrow::Cow;
@@ -28,7 +30,12 @@ use crate::read::parser::{self, Parser, Scalar};
 /// type and the contract disagree (a contract that lets through what the
 /// type cannot hold). Says where, as a JSON Pointer into the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HandOverError {
+pub struct HandOverError(Box<Placed>);
+
+/// A hand-over error's content, boxed: every visitor call returns a
+/// `Result` of it, and a pointer (not 64 bytes) is what each one moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Placed {
     message: String,
     /// Byte offset in the vouched text where the value that did not fit
     /// starts (`None` until the deserializer places it).
@@ -41,20 +48,26 @@ impl HandOverError {
     /// What the type expected and what it found.
     #[must_use]
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// JSON Pointer of the value that did not fit (`""`: the root).
     #[must_use]
     pub fn path(&self) -> &str {
-        &self.path
+        &self.0.path
     }
 
     /// Place the error at `offset` of `text` (the innermost place wins).
+    /// `what`, placed at `offset` in `text`.
+    #[cold]
+    pub(crate) fn at(what: &str, text: &str, offset: usize) -> Self {
+        <Self as de::Error>::custom(what).placed(text, offset)
+    }
+
     fn placed(mut self, text: &str, offset: usize) -> Self {
-        if self.offset.is_none() {
-            self.offset = Some(offset);
-            self.path = pointer_at(text, offset);
+        if self.0.offset.is_none() {
+            self.0.offset = Some(offset);
+            self.0.path = pointer_at(text, offset);
         }
         self
     }
@@ -62,10 +75,10 @@ impl HandOverError {
 
 impl fmt::Display for HandOverError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
+        if self.0.path.is_empty() {
+            write!(f, "{}", self.0.message)
         } else {
-            write!(f, "{} at {}", self.message, self.path)
+            write!(f, "{} at {}", self.0.message, self.0.path)
         }
     }
 }
@@ -75,7 +88,7 @@ impl std::error::Error for HandOverError {}
 impl de::Error for HandOverError {
     #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Self { message: msg.to_string(), offset: None, path: String::new() }
+        Self(Box::new(Placed { message: msg.to_string(), offset: None, path: String::new() }))
     }
 }
 
@@ -259,7 +272,7 @@ pub(crate) fn visit_enum_str<'de, V: Visitor<'de>>(visitor: V, s: Cow<'de, str>)
 /// vouch read it (summed by the reader's own [`parser::small_integer`]).
 /// Anything else is `None`, for the full number reader.
 #[inline]
-fn short_integer(text: &str) -> Option<(i64, usize)> {
+pub(crate) fn short_integer(text: &str) -> Option<(i64, usize)> {
     let bytes = text.as_bytes();
     let sign = usize::from(bytes.first() == Some(&b'-'));
     let digits = bytes.get(sign..)?.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
