@@ -1,61 +1,20 @@
 //! A vouched value walked once into a binding's own objects.
 //!
-//! The core hands the vouched text over as a serde deserializer
-//! ([`Accepted::deserialize_seed`]); this module turns its visitor calls
-//! into calls of a binding's constructors ([`Build`]), so a binding writes
-//! `null`, `str`, `list`, `push`… for its language and nothing that reads
-//! JSON.
+//! A binding writes its language's constructors ([`Build`]: `null`, `str`,
+//! `list`, `push`…) and nothing that reads JSON. An accepted verdict's value
+//! is walked into them by the core ([`Accepted::build`], straight over the
+//! vouched text); a value built in the check's own walk, and a plain
+//! [`serde_json::Value`], reach them through this module's serde visitor.
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use vouch::{Accepted, HandOverError};
 
-/// A binding's constructors for its language's values.
-///
-/// Numbers come as vouch read them when it checked them: an integer as
-/// `i64`/`u64` where it fits, else as the double that holds it exactly; a
-/// decimal as the correctly rounded double of its digits.
-pub trait Build {
-    /// One value of the binding's language.
-    type Value;
-    /// A list being filled.
-    type List;
-    /// A map (object) being filled.
-    type Map;
-    /// Why a constructor failed (the walk stops and reports it).
-    type Error: fmt::Display;
-
-    /// JSON `null`.
-    fn null(&mut self) -> Result<Self::Value, Self::Error>;
-    /// `true` or `false`.
-    fn bool(&mut self, v: bool) -> Result<Self::Value, Self::Error>;
-    /// A negative integer that fits `i64`.
-    fn i64(&mut self, v: i64) -> Result<Self::Value, Self::Error>;
-    /// A non-negative integer that fits `u64`.
-    fn u64(&mut self, v: u64) -> Result<Self::Value, Self::Error>;
-    /// Any other number.
-    fn f64(&mut self, v: f64) -> Result<Self::Value, Self::Error>;
-    /// A string value.
-    fn str(&mut self, v: &str) -> Result<Self::Value, Self::Error>;
-    /// An object's key (by default a string; a binding may intern it, keys repeat).
-    fn key(&mut self, k: &str) -> Result<Self::Value, Self::Error> {
-        self.str(k)
-    }
-    /// A list begins (`len`: its length when known).
-    fn list(&mut self, len: Option<usize>) -> Result<Self::List, Self::Error>;
-    /// The next item of `list`.
-    fn push(&mut self, list: &mut Self::List, item: Self::Value) -> Result<(), Self::Error>;
-    /// `list` is complete.
-    fn end_list(&mut self, list: Self::List) -> Result<Self::Value, Self::Error>;
-    /// An object begins.
-    fn map(&mut self, len: Option<usize>) -> Result<Self::Map, Self::Error>;
-    /// The next member of `map`, in the reply's order (keys are unique: vouch
-    /// refuses duplicate keys).
-    fn insert(&mut self, map: &mut Self::Map, key: Self::Value, value: Self::Value) -> Result<(), Self::Error>;
-    /// `map` is complete.
-    fn end_map(&mut self, map: Self::Map) -> Result<Self::Value, Self::Error>;
-}
+/// A binding's constructors for its language's values: the core's
+/// [`vouch::Build`], so its own walk ([`Accepted::build`]) and this module's
+/// visitors call the same constructors.
+pub use vouch::Build;
 
 /// Walk the accepted value into `builder`'s objects.
 ///
@@ -88,7 +47,7 @@ pub trait Build {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn build<B: Build>(accepted: &Accepted, builder: &mut B) -> Result<B::Value, HandOverError> {
-    accepted.deserialize_seed(Seed(builder))
+    accepted.build(builder)
 }
 
 /// The reply checked and walked into `builder`'s objects in one walk, when

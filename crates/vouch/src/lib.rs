@@ -48,6 +48,7 @@
 // (into serde's visitors); the string keywords' machinery;
 // the compiled schema; the evaluator, the repairs and the gate findings;
 // the single pass; the contract's public face (with streaming); export on it.
+mod build;
 mod check;
 mod contract;
 mod decimal;
@@ -69,6 +70,7 @@ mod single_pass;
 mod verdict;
 mod write;
 
+pub use build::Build;
 pub use contract::{CompileError, CompileErrorKind, Contract, Progress, StreamCheck, Vouched};
 pub use diff::{Change, ChangeKind, ContractDiff};
 pub use export::{ExportError, Provider};

@@ -147,6 +147,46 @@ impl Accepted {
         }
     }
 
+    /// The value walked once into `builder`'s objects: a binding's own
+    /// language's values. Read from the vouched text itself (no [`Value`] in
+    /// between, no serde visitor), numbers as vouch read them.
+    ///
+    /// ```
+    /// /// Counts the values (a binding builds its objects instead).
+    /// struct Count(usize);
+    /// impl vouch::Build for Count {
+    ///     type Value = (); type List = (); type Map = (); type Error = String;
+    ///     fn null(&mut self) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn bool(&mut self, _: bool) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn i64(&mut self, _: i64) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn u64(&mut self, _: u64) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn f64(&mut self, _: f64) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn str(&mut self, _: &str) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn key(&mut self, _: &str) -> Result<(), String> { Ok(()) }
+    ///     fn list(&mut self, _: Option<usize>) -> Result<(), String> { Ok(()) }
+    ///     fn push(&mut self, _: &mut (), _: ()) -> Result<(), String> { Ok(()) }
+    ///     fn end_list(&mut self, _: ()) -> Result<(), String> { self.0 += 1; Ok(()) }
+    ///     fn map(&mut self, _: Option<usize>) -> Result<(), String> { Ok(()) }
+    ///     fn insert(&mut self, _: &mut (), _: (), _: ()) -> Result<(), String> { Ok(()) }
+    ///     fn end_map(&mut self, _: ()) -> Result<(), String> { self.0 += 1; Ok(()) }
+    /// }
+    /// let contract = vouch::Contract::from_json_str(r#"{"type": "object"}"#)?;
+    /// let vouch::Verdict::Accepted(accepted) = contract.check(r#"{"a": [1, null, "x"], "b": true}"#) else { panic!("refused") };
+    /// let mut count = Count(0);
+    /// accepted.build(&mut count).map_err(|e| e.message().to_owned())?;
+    /// assert_eq!(count.0, 6); // the object, the list, 1, null, "x", true
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A constructor's error, placed at the value it was building.
+    pub fn build<B: crate::Build>(&self, builder: &mut B) -> Result<B::Value, HandOverError> {
+        match &self.body {
+            Body::Text { json, max_depth, .. } => crate::build::text(json, *max_depth, builder),
+            Body::Value(v) => crate::build::tree(v, builder),
+        }
+    }
+
     /// The accepted JSON as text: the reply itself (without surrounding
     /// white space) when vouch accepted it as sent — a missing property
     /// filled with its default written in as the last member of its object,

@@ -3,7 +3,9 @@
 //!
 //! - Generated contracts and replies, the bundled examples and the benchmark
 //!   corpus: for every accepted reply, `check_as::<Value>`, `value()` and
-//!   `serde_json::from_str(json())` are equal; for the example types,
+//!   `serde_json::from_str(json())` are equal, and `Accepted::build` (the
+//!   bindings' walk) builds that value with its keys in order and each
+//!   number of the same kind; for the example types,
 //!   `check_as::<T>` equals `from_value::<T>(value())`.
 //! - Numbers: every accepted number is handed over as the standard library's
 //!   correctly rounded reading of its digits (the oracle), integers as
@@ -75,7 +77,84 @@ fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
     let typed = c.check_as::<Value>(raw).unwrap();
     assert_eq!(&typed.value, a.value());
     assert_eq!(typed.repairs, a.repairs);
+    // The bindings' walk builds the same value, in order, each number of the same kind.
+    let built = a.build(&mut Spelled).unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(raw)));
+    assert_eq!(built, spelled(a.value()), "build vs value(): {:?}", String::from_utf8_lossy(raw));
     1
+}
+
+/// A value spelled out with its keys in order and each number's kind
+/// (`u`, `i`, `f` and the double's bits): what `Accepted::build` hands a
+/// binding, compared exactly.
+struct Spelled;
+
+impl vouch::Build for Spelled {
+    type Value = String;
+    type List = Vec<String>;
+    type Map = Vec<String>;
+    type Error = String;
+    fn null(&mut self) -> Result<String, String> {
+        Ok("null".into())
+    }
+    fn bool(&mut self, v: bool) -> Result<String, String> {
+        Ok(v.to_string())
+    }
+    fn i64(&mut self, v: i64) -> Result<String, String> {
+        Ok(format!("i{v}"))
+    }
+    fn u64(&mut self, v: u64) -> Result<String, String> {
+        Ok(format!("u{v}"))
+    }
+    fn f64(&mut self, v: f64) -> Result<String, String> {
+        Ok(format!("f{:x}", v.to_bits()))
+    }
+    fn str(&mut self, v: &str) -> Result<String, String> {
+        Ok(format!("{v:?}"))
+    }
+    fn key(&mut self, k: &str) -> Result<String, String> {
+        Ok(format!("k{k:?}"))
+    }
+    fn list(&mut self, _: Option<usize>) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
+    }
+    fn push(&mut self, list: &mut Vec<String>, item: String) -> Result<(), String> {
+        list.push(item);
+        Ok(())
+    }
+    fn end_list(&mut self, list: Vec<String>) -> Result<String, String> {
+        Ok(format!("[{}]", list.join(",")))
+    }
+    fn map(&mut self, _: Option<usize>) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
+    }
+    fn insert(&mut self, map: &mut Vec<String>, key: String, value: String) -> Result<(), String> {
+        map.push(format!("{key}:{value}"));
+        Ok(())
+    }
+    fn end_map(&mut self, map: Vec<String>) -> Result<String, String> {
+        Ok(format!("{{{}}}", map.join(",")))
+    }
+}
+
+/// `value` spelled as [`Spelled`] spells it (the oracle: serde_json's tree).
+fn spelled(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => format!("u{u}"),
+            (None, Some(i), _) => format!("i{i}"),
+            (None, None, f) => format!("f{:x}", f.unwrap_or(f64::NAN).to_bits()),
+        },
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(items) => format!("[{}]", items.iter().map(spelled).collect::<Vec<_>>().join(",")),
+        Value::Object(members) => {
+            format!(
+                "{{{}}}",
+                members.iter().map(|(k, v)| format!("k{k:?}:{}", spelled(v))).collect::<Vec<_>>().join(",")
+            )
+        }
+    }
 }
 
 #[test]
