@@ -324,7 +324,11 @@ impl Finding {
 #[pyclass(frozen, module = "vouch._vouch", name = "Verdict")]
 struct Verdict {
     held: Held,
-    value: PyOnceLock<Py<PyAny>>,
+    /// The value, once built. A plain `OnceLock`, set under the GIL: pyo3's
+    /// `PyOnceLock` lets the GIL go and takes it back to fill an empty cell
+    /// (against a deadlock that a cell filled by moving a value cannot meet),
+    /// and on a short reply that round trip cost a tenth of `check(raw).value`.
+    value: std::sync::OnceLock<Py<PyAny>>,
 }
 
 /// How a verdict is held.
@@ -340,12 +344,11 @@ enum Held {
 
 impl Verdict {
     fn new(inner: vouch::Verdict) -> Self {
-        Self { held: Held::Checked(inner), value: PyOnceLock::new() }
+        Self { held: Held::Checked(inner), value: std::sync::OnceLock::new() }
     }
 
-    fn as_sent(py: Python<'_>, contract: Arc<vouch::Contract>, raw: Raw, value: Py<PyAny>) -> Self {
-        let cell = PyOnceLock::new();
-        let _ = cell.set(py, value);
+    fn as_sent(contract: Arc<vouch::Contract>, raw: Raw, value: Py<PyAny>) -> Self {
+        let cell = std::sync::OnceLock::from(value);
         Self { held: Held::AsSent { contract, raw, whole: std::sync::OnceLock::new() }, value: cell }
     }
 
@@ -395,14 +398,16 @@ impl Verdict {
     /// text on first access (then the same object); `None` when refused.
     #[getter]
     fn value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        if let Some(v) = self.value.get(py) {
+        if let Some(v) = self.value.get() {
             return Ok(v.clone_ref(py));
         }
         let vouch::Verdict::Accepted(accepted) = self.whole() else { return Ok(py.None()) };
         let built = vouch_bind::build(accepted, &mut Objects(py))
             .map_err(|e| PyValueError::new_err(format!("{} (at {:?})", e.message(), e.path())))?
             .unbind();
-        Ok(self.value.get_or_init(py, || built).clone_ref(py))
+        // Built holding the GIL; were another thread's value set first
+        // meanwhile, that one is kept, so every read gives one object.
+        Ok(self.value.get_or_init(|| built).clone_ref(py))
     }
 
     /// The accepted value as compact JSON text (repairs made); `None` when refused.
@@ -580,7 +585,7 @@ impl Contract {
         if value {
             let text = r.text().or_else(|| std::str::from_utf8(r.as_ref()).ok());
             if let Some(built) = text.and_then(|t| vouch_bind::build_as_sent(&self.inner, t, &mut Objects(py))) {
-                return Ok(Verdict::as_sent(py, Arc::clone(&self.inner), r, built.unbind()));
+                return Ok(Verdict::as_sent(Arc::clone(&self.inner), r, built.unbind()));
             }
         }
         let contract = &self.inner;
