@@ -72,6 +72,7 @@ fn check_then_from_str(c: &Contract, contract: &str, raw: &str) -> bool {
 }
 
 const BASE: &str = "serde_json + jsonschema";
+const PARSE_HERE: &str = "serde_json parse (in this build: preserve_order)";
 const BASE_REFUSALS: &str = "refusals: jsonschema, every error";
 
 fn vouch_rows(corpus: &[Reply], contracts: &Contracts, iterations: usize) -> Vec<Row> {
@@ -79,6 +80,9 @@ fn vouch_rows(corpus: &[Reply], contracts: &Contracts, iterations: usize) -> Vec
     let faulty: Vec<&Reply> = corpus.iter().filter(|r| r.fault.is_some()).collect();
     let strict = |r: &Reply| contracts.strict.get(&r.contract);
     vec![
+        // What the feature vouch turns on costs a crate that depends on
+        // vouch and parses its own JSON (against the baseline's same row).
+        measure(PARSE_HERE, &all, iterations, |r| serde_json::from_str::<Value>(&r.raw).is_ok()),
         measure("serde_json + jsonschema (in this build: preserve_order)", &all, iterations, |r| {
             serde_json::from_str::<Value>(&r.raw)
                 .is_ok_and(|v| contracts.oracle.get(&r.contract).is_some_and(|o| o.is_valid(&v)))
@@ -215,6 +219,12 @@ fn main() -> std::process::ExitCode {
             "ratio handicap small {:.2} (the peers' build over this one's, for serde_json + jsonschema)",
             ratio("small", BASE, "serde_json + jsonschema (in this build: preserve_order)").recip()
         );
+        for file in ["small", "large"] {
+            println!(
+                "ratio preserve_order-cost {file} {:.2} (serde_json parse to Value: the peers' build over this one's)",
+                ratio(file, "serde_json parse", PARSE_HERE).recip()
+            );
+        }
         let faulty = |name: &str| -> usize {
             ["small", "large"]
                 .iter()
