@@ -4,7 +4,8 @@
 //! `$ref` recursion and `x-vouch` repairs with fence and prose unwrapping.
 //!
 //! Properties: no panic; the verdict written by the serializer, by
-//! `Verdict::write_json` and from its tree is the same bytes; `check_as`'s
+//! `Verdict::write_json` and from its tree is the same bytes; the value
+//! handed over (`deserialize`, `Accepted::build`) is `value()`; `check_as`'s
 //! one walk takes only what the check accepts as sent; the single
 //! pass gives the full path's verdict byte for byte; an accepted value
 //! checked again (as compact JSON and as a value) is accepted unchanged
@@ -14,7 +15,6 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use vouch::Contract;
 
 fuzz_target!(|data: &[u8]| {
     for contract in common::contracts() {

@@ -48,6 +48,15 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
         // The hand-over walks the vouched text into the very value vouch checked.
         let handed: serde_json::Value = a.deserialize().expect("an accepted value hands over as a Value");
         assert_eq!(&handed, a.value(), "the hand-over reads another value\nreply: {:?}", String::from_utf8_lossy(raw));
+        // So does the bindings' walk, its keys in order (compared as written).
+        let built = a.build(&mut Tree).expect("an accepted value builds");
+        assert_eq!(
+            serde_json::to_string(&built).ok(),
+            serde_json::to_string(a.value()).ok(),
+            "Accepted::build builds another value\nreply: {:?}",
+            String::from_utf8_lossy(raw)
+        );
+        assert_eq!(&built, a.value(), "Accepted::build builds another value");
     }
     render(&verdict);
     // The single pass (checking while reading) must give the full path's verdict, byte for byte.
@@ -77,6 +86,55 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
         }
     }
     verdict
+}
+
+/// serde_json's tree, built by `Accepted::build` (what a binding's constructors get).
+struct Tree;
+
+impl vouch::Build for Tree {
+    type Value = serde_json::Value;
+    type List = Vec<serde_json::Value>;
+    type Map = serde_json::Map<String, serde_json::Value>;
+    type Error = String;
+    fn null(&mut self) -> Result<Self::Value, String> {
+        Ok(serde_json::Value::Null)
+    }
+    fn bool(&mut self, v: bool) -> Result<Self::Value, String> {
+        Ok(v.into())
+    }
+    fn i64(&mut self, v: i64) -> Result<Self::Value, String> {
+        Ok(v.into())
+    }
+    fn u64(&mut self, v: u64) -> Result<Self::Value, String> {
+        Ok(v.into())
+    }
+    fn f64(&mut self, v: f64) -> Result<Self::Value, String> {
+        serde_json::Number::from_f64(v).map(serde_json::Value::Number).ok_or_else(|| format!("{v} is not JSON"))
+    }
+    fn str(&mut self, v: &str) -> Result<Self::Value, String> {
+        Ok(v.into())
+    }
+    fn list(&mut self, _: Option<usize>) -> Result<Self::List, String> {
+        Ok(Vec::new())
+    }
+    fn push(&mut self, list: &mut Self::List, item: Self::Value) -> Result<(), String> {
+        list.push(item);
+        Ok(())
+    }
+    fn end_list(&mut self, list: Self::List) -> Result<Self::Value, String> {
+        Ok(list.into())
+    }
+    fn map(&mut self, _: Option<usize>) -> Result<Self::Map, String> {
+        Ok(serde_json::Map::new())
+    }
+    fn insert(&mut self, map: &mut Self::Map, key: Self::Value, value: Self::Value) -> Result<(), String> {
+        let serde_json::Value::String(key) = key else { return Err("a key that is not a string".into()) };
+        map.insert(key, value);
+        Ok(())
+    }
+    fn end_map(&mut self, map: Self::Map) -> Result<Self::Value, String> {
+        Ok(map.into())
+    }
 }
 
 /// A known bug can be let through while it stands, so one bug does not stop
