@@ -57,13 +57,13 @@ impl HandOverError {
         &self.0.path
     }
 
-    /// Place the error at `offset` of `text` (the innermost place wins).
     /// `what`, placed at `offset` in `text`.
     #[cold]
     pub(crate) fn at(what: &str, text: &str, offset: usize) -> Self {
         <Self as de::Error>::custom(what).placed(text, offset)
     }
 
+    /// Place the error at `offset` of `text` (the innermost place wins).
     fn placed(mut self, text: &str, offset: usize) -> Self {
         if self.0.offset.is_none() {
             self.0.offset = Some(offset);
