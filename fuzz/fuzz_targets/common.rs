@@ -44,6 +44,13 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
         }
         _ => {}
     }
+    // A refusal decided without its report is a refusal; anything else is the verdict.
+    if let Ok(text) = std::str::from_utf8(raw) {
+        match contract.check_str_unless_refused(text) {
+            None => assert!(!verdict.is_accepted(), "refused unreported, but check accepts {text:?}"),
+            Some(v) => assert_eq!(vouch::to_json_string(&v), written, "check_str_unless_refused gave another verdict"),
+        }
+    }
     if let Verdict::Accepted(a) = &verdict {
         // The hand-over walks the vouched text into the very value vouch checked.
         let handed: serde_json::Value = a.deserialize().expect("an accepted value hands over as a Value");

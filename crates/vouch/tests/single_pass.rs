@@ -29,6 +29,14 @@ fn same_verdict(contract: &Contract, raw: &[u8], what: &str) -> bool {
         "{what}: the single pass and the full path disagree on {:?}",
         String::from_utf8_lossy(&raw[..raw.len().min(300)])
     );
+    // The refusal decided without its report: never for a reply the full
+    // path accepts, and otherwise `check`'s very verdict.
+    if let Ok(text) = std::str::from_utf8(raw) {
+        match contract.check_str_unless_refused(text) {
+            None => assert_eq!(full["outcome"], "refused", "{what}: refused unreported, but the full path accepts"),
+            Some(v) => assert_eq!(v.to_json(), checked, "{what}: check_str_unless_refused gave another verdict"),
+        }
+    }
     let alone = contract.accepts_in_one_pass(raw);
     if alone {
         assert_eq!(full["outcome"], "accepted", "{what}: the single pass accepted what the full path refuses");
@@ -110,7 +118,7 @@ fn benchmark_corpus_slice() {
     for file in ["small.jsonl", "large.jsonl"] {
         let text = std::fs::read_to_string(out.join(file)).unwrap();
         let (mut valid, mut strict_decided, mut lenient_decided, mut lines) = (0, 0, 0, 0);
-        let mut refused_alone = 0;
+        let (mut refused_alone, mut unreported) = (0, 0);
         let (mut lenient_refused, mut lenient_refused_alone) = (0, 0);
         let mut cache = std::collections::HashMap::new();
         for line in text.lines() {
@@ -131,6 +139,7 @@ fn benchmark_corpus_slice() {
             } else {
                 if !strict.check(raw).is_accepted() {
                     refused_alone += usize::from(strict.refuses_in_one_pass(raw));
+                    unreported += usize::from(strict.check_str_unless_refused(raw).is_none());
                 }
                 if !lenient.check(raw).is_accepted() {
                     lenient_refused += 1;
@@ -148,6 +157,9 @@ fn benchmark_corpus_slice() {
         // missing or extra fields, bad enums and scores, non-objects) are all
         // refused by the single pass's read error or the streamed report.
         assert_eq!(refused_alone, lines - valid, "{file}: a faulty reply needed the full path");
+        // And the pass alone, without the report, is certain of every one.
+        println!("{file}: {unreported} of {} faulty refused before any report was written", lines - valid);
+        assert_eq!(unreported, lines - valid, "{file}: a faulty reply was reported to be refused");
         // Lenient: what a repair may still change, and what an unwrap may
         // still find, is the full path's to report (the count is printed).
         assert!(lenient_refused_alone <= lenient_refused);

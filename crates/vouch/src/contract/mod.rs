@@ -248,6 +248,38 @@ impl Contract {
         self.verdict_of(text, outcome, None)
     }
 
+    /// [`Contract::check_str`]'s verdict, or `None` where the single pass is
+    /// certain the reply is refused. That certainty costs the pass alone,
+    /// which stops at the first certain failure; the refusal's problems
+    /// (their paths, words and excerpts, and every other problem) are left
+    /// unwritten, and [`Contract::check_str`] writes them when they are
+    /// wanted. For callers that branch on the outcome first and read a
+    /// refusal's report only sometimes, as the Python binding's `check` does.
+    ///
+    /// ```
+    /// let contract = vouch::Contract::from_json_str(r#"{"type": "object", "required": ["ok"]}"#)?;
+    /// assert!(contract.check_str_unless_refused("{}").is_none());
+    /// assert_eq!(contract.check_str("{}").problems()[0].code.as_str(), "missing");
+    /// assert!(contract.check_str_unless_refused(r#"{"ok": 1}"#).is_some_and(|v| v.is_accepted()));
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    #[must_use]
+    pub fn check_str_unless_refused(&self, text: &str) -> Option<Verdict> {
+        if text.len() > self.limits.max_bytes {
+            return Some(self.check(text.as_bytes()));
+        }
+        match self.single_pass(false).finish(text) {
+            // `verdict_of` refuses each of these whatever the full path says.
+            Outcome::Refused(_) | Outcome::ReadRefused(_) | Outcome::Reported(_) => None,
+            // Not JSON where no unwrap is tried: refused as the reader stopped.
+            Outcome::Unread(Some(e)) if read::refused_as_read(text, &e, self.unwrap) => None,
+            // What the pass leaves to the full path is decided there, as
+            // `check_str` decides it (the report does not change what the
+            // pass accepts or doubts).
+            outcome => Some(self.verdict_of(text, outcome, None)),
+        }
+    }
+
     /// A single pass over a whole reply, reporting every certain failure
     /// (see [`SinglePass::reporting`]).
     pub(crate) fn whole_pass(&self) -> SinglePass<'_> {
