@@ -335,11 +335,13 @@ struct Verdict {
 enum Held {
     /// The core's whole verdict.
     Checked(vouch::Verdict),
-    /// Accepted exactly as sent, decided and built in one walk
-    /// (`check(raw, value=True)`): nothing changed, nothing found, the
-    /// value built. Anything else asked of it (its text, its JSON) comes
-    /// from checking the reply again, once.
-    AsSent { contract: Arc<vouch::Contract>, raw: Raw, whole: std::sync::OnceLock<vouch::Verdict> },
+    /// Decided without the core's whole verdict: `accepted` exactly as
+    /// sent, its value built in the check's own walk (`check(raw,
+    /// value=True)`), or refused by the single pass before the refusal's
+    /// report was written (`check`). Anything else asked of it (its
+    /// problems, its text, its JSON) comes from checking the reply again,
+    /// once: the same verdict, as the core is deterministic.
+    Decided { accepted: bool, contract: Arc<vouch::Contract>, raw: Raw, whole: std::sync::OnceLock<vouch::Verdict> },
 }
 
 impl Verdict {
@@ -349,19 +351,30 @@ impl Verdict {
 
     fn as_sent(contract: Arc<vouch::Contract>, raw: Raw, value: Py<PyAny>) -> Self {
         let cell = std::sync::OnceLock::from(value);
-        Self { held: Held::AsSent { contract, raw, whole: std::sync::OnceLock::new() }, value: cell }
+        Self { held: Held::Decided { accepted: true, contract, raw, whole: std::sync::OnceLock::new() }, value: cell }
     }
 
-    /// The core's whole verdict (checked again, once, for a verdict held as sent).
+    fn refused_unreported(contract: Arc<vouch::Contract>, raw: Raw) -> Self {
+        let held = Held::Decided { accepted: false, contract, raw, whole: std::sync::OnceLock::new() };
+        Self { held, value: std::sync::OnceLock::new() }
+    }
+
+    /// The core's whole verdict (checked again, once, for a decided one).
     fn whole(&self) -> &vouch::Verdict {
         match &self.held {
             Held::Checked(v) => v,
-            Held::AsSent { contract, raw, whole } => whole.get_or_init(|| vouch_bind::Reply::check_with(raw, contract)),
+            Held::Decided { contract, raw, whole, .. } => {
+                whole.get_or_init(|| vouch_bind::Reply::check_with(raw, contract))
+            }
         }
     }
 
-    fn as_sent_held(&self) -> bool {
-        matches!(self.held, Held::AsSent { .. })
+    /// `Some(accepted)` for a verdict decided without the whole verdict.
+    fn decided(&self) -> Option<bool> {
+        match self.held {
+            Held::Decided { accepted, .. } => Some(accepted),
+            Held::Checked(_) => None,
+        }
     }
 }
 
@@ -370,28 +383,35 @@ impl Verdict {
     /// `"accepted"` or `"refused"`.
     #[getter]
     fn outcome(&self) -> &'static str {
-        if self.as_sent_held() {
-            return "accepted";
+        match self.decided() {
+            Some(true) => "accepted",
+            Some(false) => "refused",
+            None => self.whole().outcome(),
         }
-        self.whole().outcome()
     }
 
     /// Accepted and no gate finding: the one to branch on.
     #[getter]
     fn passed(&self) -> bool {
-        self.as_sent_held() || self.whole().is_pass()
+        self.decided().unwrap_or_else(|| self.whole().is_pass())
     }
 
     /// Test hook, not API: decided and built in one walk (`check(raw, value=True)`).
     #[getter]
     fn _held_as_sent(&self) -> bool {
-        self.as_sent_held()
+        self.decided() == Some(true)
+    }
+
+    /// Test hook, not API: refused by the single pass, the report not yet written.
+    #[getter]
+    fn _held_unreported(&self) -> bool {
+        self.decided() == Some(false)
     }
 
     /// The contract accepted the reply (it may still carry findings).
     #[getter]
     fn accepted(&self) -> bool {
-        self.as_sent_held() || self.whole().is_accepted()
+        self.decided().unwrap_or_else(|| self.whole().is_accepted())
     }
 
     /// The vouched value as Python objects, built straight from the vouched
@@ -400,6 +420,9 @@ impl Verdict {
     fn value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         if let Some(v) = self.value.get() {
             return Ok(v.clone_ref(py));
+        }
+        if self.decided() == Some(false) {
+            return Ok(py.None());
         }
         let vouch::Verdict::Accepted(accepted) = self.whole() else { return Ok(py.None()) };
         let built = vouch_bind::build(accepted, &mut Objects(py))
@@ -422,7 +445,7 @@ impl Verdict {
     /// Why the reply was refused (empty when accepted).
     #[getter]
     fn problems(&self) -> Vec<Problem> {
-        if self.as_sent_held() {
+        if self.decided() == Some(true) {
             return Vec::new();
         }
         self.whole().problems().iter().map(Problem::of).collect()
@@ -431,7 +454,7 @@ impl Verdict {
     /// Every change the contract's declared repairs made.
     #[getter]
     fn repairs(&self, py: Python<'_>) -> PyResult<Vec<Repair>> {
-        if self.as_sent_held() {
+        if self.decided().is_some() {
             return Ok(Vec::new());
         }
         self.whole()
@@ -452,7 +475,7 @@ impl Verdict {
     /// The gate's findings on an accepted reply.
     #[getter]
     fn findings(&self) -> Vec<Finding> {
-        if self.as_sent_held() {
+        if self.decided().is_some() {
             return Vec::new();
         }
         self.whole().findings().iter().map(|f| Finding { path: f.path.clone(), message: f.message.clone() }).collect()
@@ -461,7 +484,7 @@ impl Verdict {
     /// The user message vouch asks again with after this refusal (the
     /// core's words, as every surface sends them); `None` when accepted.
     fn reask(&self) -> Option<String> {
-        if self.as_sent_held() {
+        if self.decided() == Some(true) {
             return None;
         }
         match self.whole() {
@@ -546,6 +569,51 @@ fn contract_error(py: Python<'_>, mistakes: &[vouch_bind::ContractMistake]) -> P
     }
 }
 
+impl Contract {
+    /// `check`'s verdict. `value`: built in the check's own walk where the
+    /// reply is accepted exactly as sent. `defer_report`: a reply the single
+    /// pass is certain to refuse is held refused, its problems written when
+    /// first read (a caller branching on `accepted` never pays for them).
+    fn verdict(
+        &self,
+        py: Python<'_>,
+        raw_reply: &Bound<'_, PyAny>,
+        value: bool,
+        defer_report: bool,
+    ) -> PyResult<Verdict> {
+        let r = raw(raw_reply, "a reply")?;
+        let text = r.text().or_else(|| std::str::from_utf8(r.as_ref()).ok());
+        if value && text.is_some_and(ends_as_json_can) {
+            if let Some(built) = text.and_then(|t| vouch_bind::build_as_sent(&self.inner, t, &mut Objects(py))) {
+                return Ok(Verdict::as_sent(Arc::clone(&self.inner), r, built.unbind()));
+            }
+        }
+        let contract = &self.inner;
+        match text {
+            Some(text) if defer_report => {
+                let decided = if text.len() < DETACH_FROM_BYTES {
+                    contract.check_str_unless_refused(text)
+                } else {
+                    py.detach(|| contract.check_str_unless_refused(text))
+                };
+                Ok(match decided {
+                    Some(verdict) => Verdict::new(verdict),
+                    None => Verdict::refused_unreported(Arc::clone(contract), r),
+                })
+            }
+            _ => Ok(Verdict::new(checked(py, &r, contract))),
+        }
+    }
+}
+
+/// Whether `text`'s last byte (white space aside) can end a JSON value.
+/// The one walk is tried only then: a reply cut off is refused only at its
+/// end, after the walk built its value up to there, for nothing.
+fn ends_as_json_can(text: &str) -> bool {
+    let last = text.trim_end_matches([' ', '\t', '\n', '\r']).as_bytes().last();
+    matches!(last, Some(b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l'))
+}
+
 #[pymethods]
 impl Contract {
     /// Compile a contract from its document: a dict, or JSON text (str or bytes).
@@ -578,18 +646,13 @@ impl Contract {
     /// takes), and the value is built on first access. With `value=True` the
     /// value is built while checking, in the check's own walk where the
     /// contract accepts the reply exactly as sent (the GIL held for the check:
-    /// for one thread that wants the value).
+    /// for one thread that wants the value). A reply the check is certain to
+    /// refuse is known refused at the cost of reading it; its problems are
+    /// written when first read (`problems`, `to_json()`, `reask()`), so code
+    /// that only branches on `accepted` never pays for them.
     #[pyo3(signature = (raw_reply, *, value = false))]
     fn check(&self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>, value: bool) -> PyResult<Verdict> {
-        let r = raw(raw_reply, "a reply")?;
-        if value {
-            let text = r.text().or_else(|| std::str::from_utf8(r.as_ref()).ok());
-            if let Some(built) = text.and_then(|t| vouch_bind::build_as_sent(&self.inner, t, &mut Objects(py))) {
-                return Ok(Verdict::as_sent(Arc::clone(&self.inner), r, built.unbind()));
-            }
-        }
-        let contract = &self.inner;
-        Ok(Verdict::new(checked(py, &r, contract)))
+        self.verdict(py, raw_reply, value, true)
     }
 
     /// The vouched value of one reply (str or bytes), or `vouch.Refused`
@@ -607,14 +670,15 @@ impl Contract {
         raw_reply: &Bound<'_, PyAny>,
         model: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
+        // A refusal raises with every problem in its message: written now.
         let Some(model) = model else {
-            let verdict = self.check(py, raw_reply, true)?;
+            let verdict = self.verdict(py, raw_reply, true, false)?;
             if verdict.accepted() {
                 return verdict.value(py);
             }
             return Err(refused(py, verdict));
         };
-        let verdict = self.check(py, raw_reply, false)?;
+        let verdict = self.verdict(py, raw_reply, false, false)?;
         let Some(text) = verdict.json() else { return Err(refused(py, verdict)) };
         let strict = PyDict::new(py);
         strict.set_item("strict", true)?;

@@ -48,13 +48,21 @@ def fields(v: vouch.Verdict) -> Tuple[Any, ...]:
 
 
 def same_verdict(contract: vouch.Contract, raw: Any) -> bool:
-    """Both ways give the same fields; True when the one walk decided it."""
+    """Both ways give the same fields, and the fields of the core's whole
+    verdict (`check_many` holds it as the core gives it: no one walk, no
+    report left unwritten); True when the one walk decided it."""
     usual = contract.check(raw)
     walked = contract.check(raw, value=True)
+    (whole,) = contract.check_many([raw])
     one_walk = walked._held_as_sent
+    # A refusal held unreported says so before its report is written.
+    for v in (usual, walked):
+        if v._held_unreported:
+            assert (v.outcome, v.accepted, v.passed, v.value, v.repairs, v.findings) == ("refused", False, False, None, [], [])
     # The value first: the one walk's is built already, nothing else asked yet.
     assert walked.value == usual.value
     assert fields(walked) == fields(usual), raw
+    assert fields(usual) == fields(whole), raw
     if one_walk:
         assert usual.passed and not usual.repairs and not usual.findings
         text = raw.decode() if isinstance(raw, bytes) else raw
@@ -74,6 +82,9 @@ def test_the_corpus_gives_the_same_verdicts_either_way(corpus: List[Dict[str, An
         refused += not contract.check(raw).accepted
         if row["fault"] is not None and kind == "schema":
             assert not contract.check(raw, value=True).accepted, row
+            # The strict contracts' faults are all certain to the single pass:
+            # refused before any report is written.
+            assert contract.check(raw)._held_unreported, row
     print(f"\n  one walk, {kind}: {walked // 2} of {len(corpus)} corpus replies decided in one walk, {refused} refused")
     if kind == "schema":
         # The strict contracts ask for no repair: every valid reply is taken in one walk.

@@ -72,6 +72,9 @@ class Verdict:
     def _held_as_sent(self) -> bool:
         """Test hook, not API: decided and built in one walk."""
     @property
+    def _held_unreported(self) -> bool:
+        """Test hook, not API: refused, the report not yet written."""
+    @property
     def value(self) -> Any:
         """The vouched value as Python objects; ``None`` when refused."""
     @property
@@ -115,7 +118,8 @@ class Contract:
         """Check one reply (the GIL released from 2,048 bytes on; the value
         built on first access). ``value=True``: the value built in the
         check's own walk where the contract accepts the reply exactly as
-        sent, the GIL held."""
+        sent, the GIL held. A refusal's problems are written when first read.
+        """
     @overload
     def parse(self, raw: Union[str, bytes]) -> Any:
         """The vouched value, or :class:`vouch.Refused`; built in the check's
