@@ -34,7 +34,17 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
     assert_eq!(copied, written.as_bytes(), "write_json differs from the serializer");
     assert_eq!(written, vouch::to_json_string(&verdict.to_json()), "the verdict written two ways differs");
     // check_as's one walk takes only what the check accepts as sent, as its value.
-    match (&verdict, contract.__check_as_in_one_walk::<serde_json::Value>(raw)) {
+    let walked = contract.__check_as_in_one_walk::<serde_json::Value>(raw);
+    // The bindings' one walk takes what the serde walk takes, keys in the same order.
+    if let Ok(text) = std::str::from_utf8(raw) {
+        let built = contract.build_as_sent(text, &mut Tree);
+        assert_eq!(
+            built.as_ref().and_then(|v| serde_json::to_string(v).ok()),
+            walked.as_ref().and_then(|v| serde_json::to_string(v).ok()),
+            "build_as_sent and the serde walk differ on {text:?}"
+        );
+    }
+    match (&verdict, walked) {
         (Verdict::Refused(_), Some(w)) => {
             panic!("the one walk took {w}, the check refuses {:?}", String::from_utf8_lossy(raw))
         }

@@ -51,12 +51,12 @@ pub fn build<B: Build>(accepted: &Accepted, builder: &mut B) -> Result<B::Value,
 }
 
 /// The reply checked and walked into `builder`'s objects in one walk, when
-/// the contract accepts it exactly as sent ([`vouch::Contract::accepted_as_sent`]):
+/// the contract accepts it exactly as sent ([`vouch::Contract::build_as_sent`]):
 /// `Some(value)` then, and the verdict is accepted with nothing changed.
 /// `None` leaves the reply to the usual way: [`vouch::Contract::check`],
 /// then [`build`] on an accepted verdict.
 pub fn build_as_sent<B: Build>(contract: &vouch::Contract, text: &str, builder: &mut B) -> Option<B::Value> {
-    contract.accepted_as_sent(text, Seed(builder))
+    contract.build_as_sent(text, builder)
 }
 
 /// Walk a [`serde_json::Value`] (a repair's before and after, a provider

@@ -273,7 +273,7 @@ fn scalar<B: Build>(r: &mut Parser<'_>, b: &mut B, json: &str, is_key: bool) -> 
 }
 
 /// A number as the hand-over gives it: `u64`, else `i64`, else the double.
-fn number<B: Build>(b: &mut B, n: &serde_json::Number) -> Result<B::Value, B::Error> {
+pub(crate) fn number<B: Build>(b: &mut B, n: &serde_json::Number) -> Result<B::Value, B::Error> {
     if let Some(u) = n.as_u64() {
         b.u64(u)
     } else if let Some(i) = n.as_i64() {

@@ -24,6 +24,7 @@ use std::borrow::Cow;
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
+use crate::build::Build;
 use crate::check::{is_valid, is_valid_here, is_valid_string_here};
 use crate::handover::{visit_enum_str, visit_number, Deserializer, HandOverError};
 use crate::node::{Node, NodeId};
@@ -98,6 +99,114 @@ impl<'c> Guide<'c> {
             (Scalar::Here, _) => is_valid_here(self.nodes, id, &scalar.to_value()),
             (Scalar::Evaluate, _) => is_valid(self.nodes, id, &scalar.to_value()),
         }
+    }
+}
+
+/// An open container of the direct walk ([`Guide::build`]).
+enum Open<'c, B: Build> {
+    /// An object, what its members came to, and the key of the one being read.
+    Map { map: B::Map, members: Members<'c>, key: Option<B::Value>, first: bool },
+    /// An array, its node, and how many items were read.
+    List { list: B::List, node: &'c Node, count: u64, first: bool },
+}
+
+impl<'c> Guide<'c> {
+    /// The whole of `json` (white space around it allowed) walked into
+    /// `b`'s objects from node `root`, checked at each value as
+    /// [`Guide::deserialize_seed`] checks it, in the same steps (the
+    /// scalar, member and count checks are the serde walk's own) without
+    /// serde's visitors between: the bindings' one walk. Containers are kept
+    /// on an explicit stack, at most `max_depth` deep. `None` where the walk
+    /// gave up, or a constructor failed (the usual way then reports it).
+    pub(crate) fn build<B: Build>(self, json: &str, root: NodeId, max_depth: usize, b: &mut B) -> Option<B::Value> {
+        let mut de = Deserializer::new(json, max_depth);
+        let mut stack: Vec<Open<'c, B>> = Vec::new();
+        let mut id = root;
+        'value: loop {
+            let (at, node, plan) = self.resolve(id).ok()?;
+            let mut value = match (de.peek(), &plan.read) {
+                (Some(b'{'), Read::Object { required, fills, strip: false })
+                    if fills.is_empty() && stack.len() < max_depth =>
+                {
+                    de.reader.pos += 1;
+                    let members = Members {
+                        guide: self,
+                        node,
+                        required: *required,
+                        seen: 0,
+                        required_seen: 0,
+                        count: 0,
+                        next: 0,
+                    };
+                    stack.push(Open::Map { map: b.map(None).ok()?, members, key: None, first: true });
+                    None
+                }
+                (Some(b'['), Read::Array) if stack.len() < max_depth => {
+                    de.reader.pos += 1;
+                    stack.push(Open::List { list: b.list(None).ok()?, node, count: 0, first: true });
+                    None
+                }
+                (Some(b'{' | b'['), _) | (None, _) => return None,
+                _ => Some(scalar_into(Guided { de: &mut de, guide: self, id: at }.scalar().ok()?, b).ok()?),
+            };
+            // The value made goes into its container; then the container's
+            // next entry is read, or it closes and goes into its own.
+            loop {
+                let Some(open) = stack.last_mut() else {
+                    de.reader.skip_ws();
+                    return if de.reader.peek().is_none() { value } else { None };
+                };
+                match open {
+                    Open::Map { map, members, key, first } => {
+                        match (value.take(), key.take()) {
+                            (Some(v), Some(k)) => b.insert(map, k, v).ok()?,
+                            (None, None) => {}
+                            _ => return None,
+                        }
+                        if de.next_entry(first, b'}')? {
+                            let (name, member) = members.member(&mut de).ok()?;
+                            *key = Some(b.key(&name).ok()?);
+                            id = member;
+                            continue 'value;
+                        }
+                        if !members.complete() {
+                            return None;
+                        }
+                    }
+                    Open::List { list, node, count, first } => {
+                        if let Some(v) = value.take() {
+                            b.push(list, v).ok()?;
+                        }
+                        if de.next_entry(first, b']')? {
+                            // An item past `prefixItems` without `items` is free: the usual way's.
+                            let index = usize::try_from(*count).ok()?;
+                            id = node.prefix_items.get(index).copied().or(node.items)?;
+                            *count += 1;
+                            continue 'value;
+                        }
+                        if !items_complete(node, *count) {
+                            return None;
+                        }
+                    }
+                }
+                // Past the close `next_entry` stopped at.
+                de.reader.pos += 1;
+                value = Some(match stack.pop()? {
+                    Open::Map { map, .. } => b.end_map(map).ok()?,
+                    Open::List { list, .. } => b.end_list(list).ok()?,
+                });
+            }
+        }
+    }
+}
+
+/// A checked scalar made by `b`'s constructors (numbers as the hand-over gives them).
+fn scalar_into<B: Build>(scalar: Parsed<'_>, b: &mut B) -> Result<B::Value, B::Error> {
+    match scalar {
+        Parsed::Null => b.null(),
+        Parsed::Bool(v) => b.bool(v),
+        Parsed::String(s) => b.str(&s),
+        Parsed::Number(n) => crate::build::number(b, &n),
     }
 }
 
@@ -278,13 +387,70 @@ struct Items<'c> {
     count: u64,
 }
 
+impl Members<'_> {
+    /// The member whose key is next (its opening quote), read up to and past
+    /// its `:`, counted: its key and its node. A key the node does not
+    /// declare, or one met before, is a doubt.
+    fn member<'de>(&mut self, de: &mut Deserializer<'de>) -> Result<(Cow<'de, str>, NodeId), HandOverError> {
+        if de.peek() != Some(b'"') {
+            return Err(doubt());
+        }
+        // Replies mostly list members in the contract's order: the name
+        // declared next is tried as raw bytes before the key is read and
+        // looked up (as the single pass does).
+        let start = de.reader.pos;
+        let guessed = self.node.property_index.plain_at(self.next).and_then(|(name, id, required)| {
+            let end = start + name.len() + 2;
+            let text = de.text;
+            (text.as_bytes().get(end - 1) == Some(&b'"')
+                && text.as_bytes().get(start + 1..end - 1).is_some_and(|k| same_bytes(k, name.as_bytes())))
+            .then(|| text.get(start + 1..end - 1).map(|key| (key, end, (self.next, id, required))))
+            .flatten()
+        });
+        let (key, (position, id, required)) = match guessed {
+            Some((key, end, found)) => {
+                de.reader.pos = end;
+                (Cow::Borrowed(key), found)
+            }
+            None => {
+                let key = match de.reader.plain_string() {
+                    Some(s) => Cow::Borrowed(s),
+                    None => de.reader.string_cow().map_err(|_| doubt())?,
+                };
+                // Undeclared: `additionalProperties`, hazardous keys and repeats are the usual way's.
+                let found = self.node.property_index.position(&key).ok_or_else(doubt)?;
+                (key, found)
+            }
+        };
+        self.next = position + 1;
+        let bit = u32::try_from(position).ok().and_then(|p| 1u64.checked_shl(p)).ok_or_else(doubt)?;
+        if self.seen & bit != 0 {
+            return Err(doubt());
+        }
+        self.seen |= bit;
+        self.required_seen += usize::from(required);
+        self.count += 1;
+        de.eat(b':', "").map_err(|_| doubt())?;
+        Ok((key, id))
+    }
+
+    /// At the close: `required`, `minProperties` and `maxProperties` hold.
+    fn complete(&self) -> bool {
+        self.required_seen == self.required
+            && self.node.min_properties.is_none_or(|min| self.count >= min)
+            && self.node.max_properties.is_none_or(|max| self.count <= max)
+    }
+}
+
+/// At an array's close: `minItems` and `maxItems` hold for `count` items.
+fn items_complete(node: &Node, count: u64) -> bool {
+    node.min_items.is_none_or(|min| count >= min) && node.max_items.is_none_or(|max| count <= max)
+}
+
 impl Entries<'_, '_, Members<'_>> {
     /// At the close: `required`, `minProperties` and `maxProperties` hold.
     fn finish(&mut self) -> Result<(), HandOverError> {
-        let m = &self.at;
-        let counted = m.node.min_properties.is_none_or(|min| m.count >= min)
-            && m.node.max_properties.is_none_or(|max| m.count <= max);
-        if self.de.peek() == Some(b'}') && m.required_seen == m.required && counted {
+        if self.de.peek() == Some(b'}') && self.at.complete() {
             Ok(())
         } else {
             Err(doubt())
@@ -295,10 +461,7 @@ impl Entries<'_, '_, Members<'_>> {
 impl Entries<'_, '_, Items<'_>> {
     /// At the close: `minItems` and `maxItems` hold.
     fn finish(&mut self) -> Result<(), HandOverError> {
-        let n = self.at.node;
-        let counted =
-            n.min_items.is_none_or(|min| self.at.count >= min) && n.max_items.is_none_or(|max| self.at.count <= max);
-        if self.de.peek() == Some(b']') && counted {
+        if self.de.peek() == Some(b']') && items_complete(self.at.node, self.at.count) {
             Ok(())
         } else {
             Err(doubt())
@@ -315,47 +478,8 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de, Members<'_>> {
         }
         // The key read once, looked up, and handed to the seed as a string
         // (a map keyed by numbers is the usual way's).
-        if self.de.peek() != Some(b'"') {
-            return Err(doubt());
-        }
-        let m = &mut self.at;
-        // Replies mostly list members in the contract's order: the name
-        // declared next is tried as raw bytes before the key is read and
-        // looked up (as the single pass does).
-        let start = self.de.reader.pos;
-        let guessed = m.node.property_index.plain_at(m.next).and_then(|(name, id, required)| {
-            let end = start + name.len() + 2;
-            let text = self.de.text;
-            (text.as_bytes().get(end - 1) == Some(&b'"')
-                && text.as_bytes().get(start + 1..end - 1).is_some_and(|k| same_bytes(k, name.as_bytes())))
-            .then(|| text.get(start + 1..end - 1).map(|key| (key, end, (m.next, id, required))))
-            .flatten()
-        });
-        let (key, (position, id, required)) = match guessed {
-            Some((key, end, found)) => {
-                self.de.reader.pos = end;
-                (Cow::Borrowed(key), found)
-            }
-            None => {
-                let key = match self.de.reader.plain_string() {
-                    Some(s) => Cow::Borrowed(s),
-                    None => self.de.reader.string_cow().map_err(|_| doubt())?,
-                };
-                // Undeclared: `additionalProperties`, hazardous keys and repeats are the usual way's.
-                let found = m.node.property_index.position(&key).ok_or_else(doubt)?;
-                (key, found)
-            }
-        };
-        m.next = position + 1;
-        let bit = u32::try_from(position).ok().and_then(|p| 1u64.checked_shl(p)).ok_or_else(doubt)?;
-        if m.seen & bit != 0 {
-            return Err(doubt());
-        }
-        m.seen |= bit;
-        m.required_seen += usize::from(required);
-        m.count += 1;
+        let (key, id) = self.at.member(self.de)?;
         self.pending = Some(id);
-        self.de.eat(b':', "").map_err(|_| doubt())?;
         match key {
             Cow::Borrowed(k) => seed.deserialize(de::value::BorrowedStrDeserializer::new(k)),
             Cow::Owned(k) => seed.deserialize(de::IntoDeserializer::<HandOverError>::into_deserializer(k)),

@@ -8,7 +8,8 @@
 //! value of another type, a number past a bound, text cut off), the one
 //! walk takes a reply only when `check` accepts it as sent, and then as the
 //! very value `check` vouches for; `check_as` gives `check`'s verdict on
-//! every reply.
+//! every reply. The bindings' one walk (`build_as_sent`, the same checks
+//! without serde's visitors) takes exactly what the serde walk takes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
@@ -22,6 +23,68 @@ use instances::{instance, schema, Rng};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use vouch::{Contract, Verdict};
+
+/// `serde_json` values from [`vouch::Build`]'s constructors, keys in the
+/// order they came (to hold `build_as_sent` to the serde walk).
+struct Tree;
+
+impl vouch::Build for Tree {
+    type Value = Value;
+    type List = Vec<Value>;
+    type Map = serde_json::Map<String, Value>;
+    type Error = String;
+
+    fn null(&mut self) -> Result<Value, String> {
+        Ok(Value::Null)
+    }
+    fn bool(&mut self, v: bool) -> Result<Value, String> {
+        Ok(Value::Bool(v))
+    }
+    fn i64(&mut self, v: i64) -> Result<Value, String> {
+        Ok(v.into())
+    }
+    fn u64(&mut self, v: u64) -> Result<Value, String> {
+        Ok(v.into())
+    }
+    fn f64(&mut self, v: f64) -> Result<Value, String> {
+        serde_json::Number::from_f64(v).map(Value::Number).ok_or_else(|| format!("{v} is not JSON"))
+    }
+    fn str(&mut self, v: &str) -> Result<Value, String> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn list(&mut self, _: Option<usize>) -> Result<Vec<Value>, String> {
+        Ok(Vec::new())
+    }
+    fn push(&mut self, list: &mut Vec<Value>, item: Value) -> Result<(), String> {
+        list.push(item);
+        Ok(())
+    }
+    fn end_list(&mut self, list: Vec<Value>) -> Result<Value, String> {
+        Ok(Value::Array(list))
+    }
+    fn map(&mut self, _: Option<usize>) -> Result<Self::Map, String> {
+        Ok(serde_json::Map::new())
+    }
+    fn insert(&mut self, map: &mut Self::Map, key: Value, value: Value) -> Result<(), String> {
+        let Value::String(key) = key else { return Err("a key that is not a string".into()) };
+        map.insert(key, value);
+        Ok(())
+    }
+    fn end_map(&mut self, map: Self::Map) -> Result<Value, String> {
+        Ok(Value::Object(map))
+    }
+}
+
+/// The bindings' one walk (`build_as_sent`) takes what the serde walk takes,
+/// as the same value with its keys in the same order, and nothing else.
+fn same_walk(contract: &Contract, text: &str, walked: &Option<Value>) {
+    let built = contract.build_as_sent(text, &mut Tree);
+    assert_eq!(
+        built.as_ref().map(|v| serde_json::to_string(v).unwrap()),
+        walked.as_ref().map(|v| serde_json::to_string(v).unwrap()),
+        "build_as_sent and the serde walk differ on {text}"
+    );
+}
 
 /// The text of a value, with white space, a repeated member or a cut now and then.
 fn text_of(value: &Value, rng: &mut Rng) -> String {
@@ -69,6 +132,7 @@ fn the_one_walk_takes_only_what_the_check_accepts_as_sent() {
         for _ in 0..24 {
             let text = text_of(&instance(&body, &defs, &mut rng, 0), &mut rng);
             let walked = contract.__check_as_in_one_walk::<Value>(&text);
+            same_walk(&contract, &text, &walked);
             let verdict = contract.check(&text);
             let (mut accepted, mut taken, mut replies) = counts.get();
             replies += 1;
@@ -133,6 +197,7 @@ fn the_one_walk_keeps_to_the_limits() {
     let mut taken = 0;
     for (contract, text) in &cases {
         let walked = contract.__check_as_in_one_walk::<Value>(text);
+        same_walk(contract, text, &walked);
         match contract.check(text) {
             Verdict::Accepted(a) => {
                 if let Some(w) = walked {
@@ -164,8 +229,10 @@ fn the_deepest_reply_is_handed_over_on_a_small_stack() {
         let Verdict::Accepted(a) = contract.check(&text) else { panic!("refused") };
         assert_eq!(&walked, a.value());
         assert_eq!(&a.deserialize::<Value>().unwrap(), a.value());
+        assert_eq!(contract.build_as_sent(&text, &mut Tree).as_ref(), Some(&walked));
         let deeper = "[".repeat(depth + 1) + &"]".repeat(depth + 1);
         assert!(contract.__check_as_in_one_walk::<Value>(&deeper).is_none());
+        assert!(contract.build_as_sent(&deeper, &mut Tree).is_none());
         assert!(contract.check_as::<Value>(&deeper).is_err());
         // The values are dropped here, on the small stack too.
     };

@@ -185,6 +185,48 @@ impl Contract {
         guide.deserialize_seed(text, self.root, self.limits.max_depth, seed)
     }
 
+    /// The reply checked and walked into `builder`'s objects in one walk,
+    /// where the contract accepts it exactly as sent, as
+    /// [`Contract::accepted_as_sent`] decides it (the same checks, without
+    /// serde's visitors between): `Some(value)` then, and the verdict is
+    /// accepted with nothing changed. `None` leaves the reply to the usual
+    /// way: [`Contract::check`], then [`Accepted::build`](crate::Accepted::build)
+    /// on an accepted verdict. What the Python and Node bindings build
+    /// their values with.
+    ///
+    /// ```
+    /// # use vouch::Build;
+    /// # struct Count;
+    /// # impl Build for Count {
+    /// #     type Value = usize; type List = usize; type Map = usize; type Error = String;
+    /// #     fn null(&mut self) -> Result<usize, String> { Ok(1) }
+    /// #     fn bool(&mut self, _: bool) -> Result<usize, String> { Ok(1) }
+    /// #     fn i64(&mut self, _: i64) -> Result<usize, String> { Ok(1) }
+    /// #     fn u64(&mut self, _: u64) -> Result<usize, String> { Ok(1) }
+    /// #     fn f64(&mut self, _: f64) -> Result<usize, String> { Ok(1) }
+    /// #     fn str(&mut self, _: &str) -> Result<usize, String> { Ok(1) }
+    /// #     fn list(&mut self, _: Option<usize>) -> Result<usize, String> { Ok(1) }
+    /// #     fn push(&mut self, l: &mut usize, v: usize) -> Result<(), String> { *l += v; Ok(()) }
+    /// #     fn end_list(&mut self, l: usize) -> Result<usize, String> { Ok(l) }
+    /// #     fn map(&mut self, _: Option<usize>) -> Result<usize, String> { Ok(1) }
+    /// #     fn insert(&mut self, m: &mut usize, _: usize, v: usize) -> Result<(), String> { *m += v; Ok(()) }
+    /// #     fn end_map(&mut self, m: usize) -> Result<usize, String> { Ok(m) }
+    /// # }
+    /// // `Count` builds each value as the number of values in it.
+    /// let contract = vouch::Contract::from_json_str(r#"{"type": "array", "items": {"type": "integer", "maximum": 100}}"#)?;
+    /// assert_eq!(contract.build_as_sent("[1, 2, 3]", &mut Count), Some(4));
+    /// assert_eq!(contract.build_as_sent("[1, 2, 142]", &mut Count), None); // the check refuses it
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    pub fn build_as_sent<B: crate::Build>(&self, text: &str, builder: &mut B) -> Option<B::Value> {
+        if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
+            return None;
+        }
+        let guide =
+            Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles };
+        guide.build(text, self.root, self.limits.max_depth, builder)
+    }
+
     /// Test hook, not API: what the one-walk path of
     /// [`Contract::check_as`] gives alone (`None`: it left the reply to
     /// the usual way), for the tests that hold it to the usual way's
