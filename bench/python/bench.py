@@ -153,9 +153,10 @@ def main() -> None:
         ],
         replies,
     )
-    # check_many on one core and on two (the process pinned, as many pool
-    # threads as cores), then one and two pool threads on two cores (the
-    # thread holding the GIL works beside the pool, so "one thread" is two).
+    # check_many on one core and on two (the process pinned, RAYON_NUM_THREADS
+    # the core count), then one and two pool threads on two cores (the thread
+    # holding the GIL works beside the pool, which checks on one thread fewer
+    # than it has, at least one: on two cores both rows run one pool task).
     many = {}
     for key, cores, threads in (("1", 1, 1), ("2", 2, 2), ("1 thread", 2, 1)):
         env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
