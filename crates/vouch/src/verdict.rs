@@ -204,7 +204,7 @@ impl Accepted {
     }
 }
 
-fn is_json_ws(c: char) -> bool {
+pub(crate) fn is_json_ws(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 

@@ -177,12 +177,7 @@ impl Contract {
         text: &'de str,
         seed: S,
     ) -> Option<S::Value> {
-        if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
-            return None;
-        }
-        let guide =
-            Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles };
-        guide.deserialize_seed(text, self.root, self.limits.max_depth, seed)
+        self.as_sent_guide(text)?.deserialize_seed(text, self.root, self.limits.max_depth, seed)
     }
 
     /// The reply checked and walked into `builder`'s objects in one walk,
@@ -191,8 +186,8 @@ impl Contract {
     /// serde's visitors between): `Some(value)` then, and the verdict is
     /// accepted with nothing changed. `None` leaves the reply to the usual
     /// way: [`Contract::check`], then [`Accepted::build`](crate::Accepted::build)
-    /// on an accepted verdict. What the Python and Node bindings build
-    /// their values with.
+    /// on an accepted verdict. What the Python binding builds its values
+    /// with.
     ///
     /// ```
     /// # use vouch::Build;
@@ -219,12 +214,24 @@ impl Contract {
     /// # Ok::<(), vouch::CompileError>(())
     /// ```
     pub fn build_as_sent<B: crate::Build>(&self, text: &str, builder: &mut B) -> Option<B::Value> {
+        self.as_sent_guide(text)?.build(text, self.root, self.limits.max_depth, builder)
+    }
+
+    /// What guides the one walk over `text`, or `None` where the walk
+    /// cannot take it: a contract with repairs, findings or unwrapping (they
+    /// need the whole verdict), a reply over the size limit, or one whose
+    /// last character (white space aside) cannot end JSON: a reply cut off
+    /// is refused only at its end, after the walk built its value up to
+    /// there, for nothing.
+    fn as_sent_guide(&self, text: &str) -> Option<Guide<'_>> {
         if self.repairs || self.findings || !self.unwrap.is_none() || text.len() > self.limits.max_bytes {
             return None;
         }
-        let guide =
-            Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles };
-        guide.build(text, self.root, self.limits.max_depth, builder)
+        let last = text.trim_end_matches(crate::verdict::is_json_ws).as_bytes().last();
+        if !matches!(last, Some(b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l')) {
+            return None;
+        }
+        Some(Guide { nodes: &self.nodes, plans: &self.plans, wide_integers: self.integers != Integers::AsDoubles })
     }
 
     /// Test hook, not API: what the one-walk path of
