@@ -53,6 +53,8 @@ exports.ExportError = ExportError;
 const NO_VALUE = Symbol("no value yet");
 /** What the native `check` answers for a reply that passed exactly as sent. */
 const PASSED_AS_SENT = 0;
+/** What the native `check` answers for a reply certain to be refused, its problems not yet written. */
+const REFUSED_UNREPORTED = 1;
 /** How a verdict's line starts (`vouch check --json`, the core's one shape). */
 const ACCEPTED_LINE = '{"outcome":"accepted",';
 const PASSED_LINE = '{"outcome":"accepted","pass":true,';
@@ -63,6 +65,9 @@ const JSON_WS_EDGES = /^[ \t\n\r]+|[ \t\n\r]+$/g;
  * least the native check could answer, and asks for the rest when it is read:
  * - a pass as sent: the reply's own text, which *is* the vouched text (the
  *   value is read from it; nothing crossed back but a number);
+ * - a certain refusal: only that; its problems, re-ask message and line
+ *   are the whole verdict's, from checking the kept reply again when first
+ *   read (a caller that branches on `accepted` pays for no report);
  * - any other verdict from `check`: its line (what `toJSON()` returns), read
  *   on first ask, with the reply kept to look again for the re-ask message
  *   and the vouched text;
@@ -73,14 +78,17 @@ class VerdictImpl {
     #raw;
     /** Passed as sent: `#raw` is the reply's text, and the vouched text. */
     #sent;
+    /** Certainly refused, not yet reported: `#raw` is the reply, checked again when the report is read. */
+    #refused;
     #line;
     #native;
     #read = null;
     #value = NO_VALUE;
-    constructor(contract, raw, line, whole) {
+    constructor(contract, raw, line, whole, refused = false) {
         this.#contract = contract;
         this.#raw = raw;
-        this.#sent = line === null && whole === null;
+        this.#refused = refused;
+        this.#sent = line === null && whole === null && !refused;
         this.#line = line;
         this.#native = whole;
     }
@@ -103,11 +111,15 @@ class VerdictImpl {
     get passed() {
         if (this.#sent)
             return true;
+        if (this.#refused)
+            return false;
         return this.#line !== null ? this.#line.startsWith(PASSED_LINE) : this.#whole().passed;
     }
     get accepted() {
         if (this.#sent)
             return true;
+        if (this.#refused)
+            return false;
         return this.#line !== null ? this.#line.startsWith(ACCEPTED_LINE) : this.#whole().accepted;
     }
     get json() {
@@ -137,12 +149,12 @@ class VerdictImpl {
         return this.#line !== null ? this.#lineRead().problems : this.#whole().problems;
     }
     get repairs() {
-        if (this.#sent)
+        if (this.#sent || this.#refused)
             return [];
         return this.#line !== null ? this.#lineRead().repairs : this.#whole().repairs;
     }
     get findings() {
-        if (this.#sent)
+        if (this.#sent || this.#refused)
             return [];
         return this.#line !== null ? this.#lineRead().findings : this.#whole().findings;
     }
@@ -171,6 +183,8 @@ function wrap(v) {
  */
 function answered(contract, raw, answer, owned) {
     const kept = typeof raw === "string" ? raw : answer === PASSED_AS_SENT ? raw.toString("utf8") : owned ? raw : Buffer.from(raw);
+    if (answer === REFUSED_UNREPORTED)
+        return new VerdictImpl(contract, kept, null, null, true);
     return new VerdictImpl(contract, kept, answer === PASSED_AS_SENT ? null : answer, null);
 }
 /** The contract refused the reply; `verdict` carries every problem. */

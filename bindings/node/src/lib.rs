@@ -335,21 +335,51 @@ pub struct NativeContract {
 /// Check one reply given as a string, exactly as the model sent it: `0`
 /// when it passed as sent (accepted, no repair, no finding, and the vouched
 /// text is the reply's own without the white space around it: the caller
-/// reads the value from the string it holds), else the verdict as `vouch
-/// check --json` prints it. A free function over the contract's `id`: the
-/// hot call, without reading a class instance back.
-#[napi(ts_return_type = "0 | string")]
+/// reads the value from the string it holds), `1` when it is certainly
+/// refused (its problems not written yet: `NativeContract::verdict` writes
+/// them when they are read), else the verdict as `vouch check --json` prints
+/// it. A free function over the contract's `id`: the hot call, without
+/// reading a class instance back.
+#[napi(ts_return_type = "0 | 1 | string")]
 pub fn check_text(contract: u32, text: Utf16String) -> Result<Answer> {
-    registered(contract, |c| answer(check_utf16(c, &text)))
+    registered(contract, |c| answer(check_utf16(c, &text, Report::WhenRead)))
+}
+
+/// When a refusal's problems are written.
+#[derive(Clone, Copy)]
+enum Report {
+    /// With the verdict (`checkMany`: on the worker threads, in parallel).
+    Now,
+    /// When first read, by checking the reply again (`check`: a caller that
+    /// branches on the outcome pays for no report it does not read).
+    WhenRead,
+}
+
+/// One reply's answer, before it crosses back.
+pub enum Answered {
+    /// Accepted exactly as sent: the caller's own text is the vouched text.
+    PassedAsSent,
+    /// Certainly refused; the problems are written when read.
+    RefusedUnreported,
+    /// Any other verdict, as `vouch check --json` prints it.
+    Line(String),
+}
+
+/// The verdict on `raw` (UTF-8 text), reported as `report` says.
+fn check_str(contract: &vouch::Contract, raw: &str, report: Report) -> Option<vouch::Verdict> {
+    match report {
+        Report::Now => Some(contract.check_str(raw)),
+        Report::WhenRead => contract.check_str_unless_refused(raw),
+    }
 }
 
 /// A string's answer. A pass as sent is the caller's own string only when
 /// that string is well-formed UTF-16: one with an unpaired surrogate was
 /// checked with U+FFFD in its place, so its value is handed over from the
 /// vouched text instead.
-fn check_utf16(contract: &vouch::Contract, text: &[u16]) -> Option<String> {
+fn check_utf16(contract: &vouch::Contract, text: &[u16], report: Report) -> Answered {
     with_text(text, |raw| {
-        let verdict = contract.check_str(raw);
+        let Some(verdict) = check_str(contract, raw, report) else { return Answered::RefusedUnreported };
         // One byte a unit: all ASCII, so no surrogate at all; and without a
         // U+FFFD in the UTF-8 none was replaced.
         let well_formed = || {
@@ -360,15 +390,29 @@ fn check_utf16(contract: &vouch::Contract, text: &[u16]) -> Option<String> {
         if well_formed() {
             answer_line(raw.as_bytes(), verdict)
         } else {
-            Some(vouch_bind::verdict_json(&verdict))
+            Answered::Line(vouch_bind::verdict_json(&verdict))
         }
     })
 }
 
+/// A reply's answer from its bytes (read in place). Bytes that are not UTF-8
+/// are read as `check` reads them, reported at once (they are rare, and their
+/// reading is the stream's).
+fn check_raw(contract: &vouch::Contract, raw: &[u8], report: Report) -> Answered {
+    let verdict = match std::str::from_utf8(raw) {
+        Ok(text) => check_str(contract, text, report),
+        Err(_) => Some(contract.check(raw)),
+    };
+    match verdict {
+        Some(verdict) => answer_line(raw, verdict),
+        None => Answered::RefusedUnreported,
+    }
+}
+
 /// `checkText` for a reply given as its bytes (read in place).
-#[napi(ts_return_type = "0 | string")]
+#[napi(ts_return_type = "0 | 1 | string")]
 pub fn check_bytes(contract: u32, raw: BufferSlice<'_>) -> Result<Answer> {
-    registered(contract, |c| answer(answer_line(&raw, c.check(&*raw))))
+    registered(contract, |c| answer(check_raw(c, &raw, Report::WhenRead)))
 }
 
 /// Compile a contract from its document's JSON text: the contract, or every
@@ -396,14 +440,14 @@ pub struct CheckMany {
 }
 
 impl Task for CheckMany {
-    type Output = Vec<Option<String>>;
+    type Output = Vec<Answered>;
     type JsValue = Vec<Answer>;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let contract = &*self.contract;
         Ok(vouch_bind::check_many_with(&self.replies, |reply| match reply {
-            Owned::Text(text) => check_utf16(contract, text),
-            Owned::Bytes(raw) => answer_line(raw, contract.check(raw)),
+            Owned::Text(text) => check_utf16(contract, text, Report::Now),
+            Owned::Bytes(raw) => check_raw(contract, raw, Report::Now),
         }))
     }
 
@@ -414,30 +458,34 @@ impl Task for CheckMany {
 
 /// The verdict's line, unless the reply passed exactly as sent (then the
 /// caller's own text is the vouched text, and nothing need cross back).
-fn answer_line(raw: &[u8], verdict: vouch::Verdict) -> Option<String> {
+fn answer_line(raw: &[u8], verdict: vouch::Verdict) -> Answered {
     if vouch_bind::passed_as_sent(&verdict, raw) {
-        None
+        Answered::PassedAsSent
     } else {
-        Some(vouch_bind::verdict_json(&verdict))
+        Answered::Line(vouch_bind::verdict_json(&verdict))
     }
 }
 
-/// `0` for a pass as sent, else the line: one small value per reply, no
-/// object with a finalizer (what a class instance costs the caller). An
-/// ASCII line (most are) is made a JavaScript string by a copy, not decoded.
-fn answer(line: Option<String>) -> Answer {
-    match line {
-        None => Either::A(PASSED_AS_SENT),
-        Some(line) if line.is_ascii() => Either::B(Either::A(Latin1String::from(line))),
-        Some(line) => Either::B(Either::B(line)),
+/// `0` for a pass as sent, `1` for a refusal not yet reported, else the
+/// line: one small value per reply, no object with a finalizer (what a class
+/// instance costs the caller). An ASCII line (most are) is made a JavaScript
+/// string by a copy, not decoded.
+fn answer(answered: Answered) -> Answer {
+    match answered {
+        Answered::PassedAsSent => Either::A(PASSED_AS_SENT),
+        Answered::RefusedUnreported => Either::A(REFUSED_UNREPORTED),
+        Answered::Line(line) if line.is_ascii() => Either::B(Either::A(Latin1String::from(line))),
+        Answered::Line(line) => Either::B(Either::B(line)),
     }
 }
 
-/// `0`, or a line made a string as cheaply as its characters allow.
+/// `0`, `1`, or a line made a string as cheaply as its characters allow.
 type Answer = Either<u32, Either<Latin1String, String>>;
 
 /// What `check` answers for a reply that passed exactly as sent.
 const PASSED_AS_SENT: u32 = 0;
+/// What `check` answers for a reply certain to be refused, its problems unwritten.
+const REFUSED_UNREPORTED: u32 = 1;
 
 #[napi]
 impl NativeContract {

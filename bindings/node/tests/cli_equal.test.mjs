@@ -59,6 +59,14 @@ for (const [name, spec] of Object.entries(EXPECT).sort()) {
       }
       assert.equal(other.reask(), verdict.reask());
     }
+    // `check` holds a certain refusal unreported until it is read: each field read
+    // first, before anything else, is `checkMany`'s (which reports at once).
+    const [eager] = await contract.checkMany([raw]);
+    for (const field of ["problems", "outcome", "passed", "accepted", "value", "json", "repairs", "findings", "reask", "toJSON"]) {
+      const fresh = contract.check(raw);
+      const read = (v) => (field === "reask" || field === "toJSON" ? v[field]() : plain(v[field]));
+      assert.deepEqual(read(fresh), read(eager), field);
+    }
     if (verdict.accepted) {
       assert.deepEqual(verdict.value, shown.value);
       assert.deepEqual(JSON.parse(verdict.json), shown.value);

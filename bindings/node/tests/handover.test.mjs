@@ -121,3 +121,24 @@ test("a refusal of a string with an unpaired surrogate asks again about the text
   assert.equal(v.reask(), b.reask());
   assert.equal(v.toJSON(), b.toJSON());
 });
+
+test("a certain refusal crosses back as 1, its problems written only when read", async () => {
+  const { createRequire } = await import("node:module");
+  // The package's own addon (the same file, so the same registry of contracts).
+  const addon = createRequire(import.meta.url)("../vouch.node");
+  const strict = new Contract({ type: "object", required: ["ok"], properties: { ok: { type: "boolean" } }, additionalProperties: false });
+  for (const raw of ["{}", '{"ok": "yes"}', '{"ok": true, "extra": 1}', "true", "[]", "null", "not json", '{"ok": tr']) {
+    assert.equal(addon.checkText(strict.native.id, raw), 1, raw);
+    assert.equal(addon.checkBytes(strict.native.id, Buffer.from(raw)), 1, raw);
+    const v = strict.check(raw);
+    // Known at once, without the report.
+    assert.deepEqual([v.outcome, v.accepted, v.passed, v.value, v.json, v.repairs, v.findings], ["refused", false, false, undefined, undefined, [], []], raw);
+    // Written when read: the whole verdict, as checkMany reports it at once.
+    const [eager] = await strict.checkMany([raw]);
+    assert.ok(v.problems.length >= 1, raw);
+    assert.deepEqual(JSON.parse(JSON.stringify(v.problems)), JSON.parse(JSON.stringify(eager.problems)), raw);
+    assert.equal(v.toJSON(), eager.toJSON(), raw);
+    assert.equal(v.reask(), eager.reask(), raw);
+  }
+  assert.equal(addon.checkText(strict.native.id, '{"ok": true}'), 0);
+});

@@ -111,6 +111,8 @@ const NO_VALUE: unique symbol = Symbol("no value yet");
 
 /** What the native `check` answers for a reply that passed exactly as sent. */
 const PASSED_AS_SENT = 0;
+/** What the native `check` answers for a reply certain to be refused, its problems not yet written. */
+const REFUSED_UNREPORTED = 1;
 /** How a verdict's line starts (`vouch check --json`, the core's one shape). */
 const ACCEPTED_LINE = '{"outcome":"accepted",';
 const PASSED_LINE = '{"outcome":"accepted","pass":true,';
@@ -130,6 +132,9 @@ interface Line {
  * least the native check could answer, and asks for the rest when it is read:
  * - a pass as sent: the reply's own text, which *is* the vouched text (the
  *   value is read from it; nothing crossed back but a number);
+ * - a certain refusal: only that; its problems, re-ask message and line
+ *   are the whole verdict's, from checking the kept reply again when first
+ *   read (a caller that branches on `accepted` pays for no report);
  * - any other verdict from `check`: its line (what `toJSON()` returns), read
  *   on first ask, with the reply kept to look again for the re-ask message
  *   and the vouched text;
@@ -140,15 +145,18 @@ class VerdictImpl {
   readonly #raw: Raw | null;
   /** Passed as sent: `#raw` is the reply's text, and the vouched text. */
   readonly #sent: boolean;
+  /** Certainly refused, not yet reported: `#raw` is the reply, checked again when the report is read. */
+  readonly #refused: boolean;
   readonly #line: string | null;
   #native: native.NativeVerdict | null;
   #read: Line | null = null;
   #value: unknown = NO_VALUE;
 
-  constructor(contract: native.NativeContract | null, raw: Raw | null, line: string | null, whole: native.NativeVerdict | null) {
+  constructor(contract: native.NativeContract | null, raw: Raw | null, line: string | null, whole: native.NativeVerdict | null, refused = false) {
     this.#contract = contract;
     this.#raw = raw;
-    this.#sent = line === null && whole === null;
+    this.#refused = refused;
+    this.#sent = line === null && whole === null && !refused;
     this.#line = line;
     this.#native = whole;
   }
@@ -171,10 +179,12 @@ class VerdictImpl {
   }
   get passed(): boolean {
     if (this.#sent) return true;
+    if (this.#refused) return false;
     return this.#line !== null ? this.#line.startsWith(PASSED_LINE) : this.#whole().passed;
   }
   get accepted(): boolean {
     if (this.#sent) return true;
+    if (this.#refused) return false;
     return this.#line !== null ? this.#line.startsWith(ACCEPTED_LINE) : this.#whole().accepted;
   }
   get json(): string | undefined {
@@ -198,11 +208,11 @@ class VerdictImpl {
     return this.#line !== null ? this.#lineRead().problems : this.#whole().problems;
   }
   get repairs(): native.Repair[] {
-    if (this.#sent) return [];
+    if (this.#sent || this.#refused) return [];
     return this.#line !== null ? this.#lineRead().repairs : this.#whole().repairs;
   }
   get findings(): native.Finding[] {
-    if (this.#sent) return [];
+    if (this.#sent || this.#refused) return [];
     return this.#line !== null ? this.#lineRead().findings : this.#whole().findings;
   }
   reask(): string | null {
@@ -230,8 +240,9 @@ function wrap<T>(v: native.NativeVerdict): Verdict<T> {
  * this package's own copy (a caller's Buffer is copied, as the caller may
  * reuse it before the verdict is read).
  */
-function answered<T>(contract: native.NativeContract, raw: Raw, answer: 0 | string, owned: boolean): Verdict<T> {
+function answered<T>(contract: native.NativeContract, raw: Raw, answer: 0 | 1 | string, owned: boolean): Verdict<T> {
   const kept = typeof raw === "string" ? raw : answer === PASSED_AS_SENT ? raw.toString("utf8") : owned ? raw : Buffer.from(raw);
+  if (answer === REFUSED_UNREPORTED) return new VerdictImpl(contract, kept, null, null, true) as unknown as Verdict<T>;
   return new VerdictImpl(contract, kept, answer === PASSED_AS_SENT ? null : answer, null) as unknown as Verdict<T>;
 }
 
