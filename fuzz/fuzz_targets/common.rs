@@ -60,6 +60,30 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
             None => assert!(!verdict.is_accepted(), "refused unreported, but check accepts {text:?}"),
             Some(v) => assert_eq!(vouch::to_json_string(&v), written, "check_str_unless_refused gave another verdict"),
         }
+        // The brief answer: a pass as sent exactly where the verdict is one,
+        // a refusal only where it refuses, else the verdict itself.
+        let as_sent = match &verdict {
+            Verdict::Accepted(a) => {
+                let trimmed = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+                a.repairs.is_empty()
+                    && a.findings.is_empty()
+                    && matches!(a.json(), std::borrow::Cow::Borrowed(json) if json == trimmed)
+            }
+            Verdict::Refused(_) => false,
+        };
+        for refusals in [vouch::Refusals::Reported, vouch::Refusals::Unreported] {
+            match contract.check_str_briefly(text, refusals) {
+                vouch::Brief::PassedAsSent => assert!(as_sent, "a pass as sent that is not one: {text:?}"),
+                vouch::Brief::Refused => {
+                    assert_eq!(refusals, vouch::Refusals::Unreported, "a refusal left unreported: {text:?}");
+                    assert!(!verdict.is_accepted(), "refused briefly, but check accepts {text:?}");
+                }
+                vouch::Brief::Verdict(v) => {
+                    assert!(!as_sent, "a pass as sent not told as one: {text:?}");
+                    assert_eq!(vouch::to_json_string(&v), written, "check_str_briefly gave another verdict");
+                }
+            }
+        }
     }
     if let Verdict::Accepted(a) = &verdict {
         // The hand-over walks the vouched text into the very value vouch checked.

@@ -342,17 +342,7 @@ pub struct NativeContract {
 /// reading a class instance back.
 #[napi(ts_return_type = "0 | 1 | string")]
 pub fn check_text(contract: u32, text: Utf16String) -> Result<Answer> {
-    registered(contract, |c| answer(check_utf16(c, &text, Report::WhenRead)))
-}
-
-/// When a refusal's problems are written.
-#[derive(Clone, Copy)]
-enum Report {
-    /// With the verdict (`checkMany`: on the worker threads, in parallel).
-    Now,
-    /// When first read, by checking the reply again (`check`: a caller that
-    /// branches on the outcome pays for no report it does not read).
-    WhenRead,
+    registered(contract, |c| answer(check_utf16(c, &text, vouch::Refusals::Unreported)))
 }
 
 /// One reply's answer, before it crosses back.
@@ -365,21 +355,14 @@ pub enum Answered {
     Line(String),
 }
 
-/// The verdict on `raw` (UTF-8 text), reported as `report` says.
-fn check_str(contract: &vouch::Contract, raw: &str, report: Report) -> Option<vouch::Verdict> {
-    match report {
-        Report::Now => Some(contract.check_str(raw)),
-        Report::WhenRead => contract.check_str_unless_refused(raw),
-    }
-}
-
 /// A string's answer. A pass as sent is the caller's own string only when
 /// that string is well-formed UTF-16: one with an unpaired surrogate was
 /// checked with U+FFFD in its place, so its value is handed over from the
-/// vouched text instead.
-fn check_utf16(contract: &vouch::Contract, text: &[u16], report: Report) -> Answered {
+/// vouched text instead. `refusals`: `Unreported` for `check` (a caller that
+/// branches on the outcome pays for no report it does not read),
+/// `Reported` for `checkMany` (written on the worker threads, in parallel).
+fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vouch::Refusals) -> Answered {
     with_text(text, |raw| {
-        let Some(verdict) = check_str(contract, raw, report) else { return Answered::RefusedUnreported };
         // One byte a unit: all ASCII, so no surrogate at all; and without a
         // U+FFFD in the UTF-8 none was replaced.
         let well_formed = || {
@@ -387,10 +370,12 @@ fn check_utf16(contract: &vouch::Contract, text: &[u16], report: Report) -> Answ
                 || !raw.contains('\u{FFFD}')
                 || encoding_rs::mem::utf16_valid_up_to(text) == text.len()
         };
-        if well_formed() {
-            answer_line(raw.as_bytes(), verdict)
-        } else {
-            Answered::Line(vouch_bind::verdict_json(&verdict))
+        match contract.check_str_briefly(raw, refusals) {
+            vouch::Brief::PassedAsSent if well_formed() => Answered::PassedAsSent,
+            vouch::Brief::PassedAsSent => Answered::Line(vouch_bind::verdict_json(&contract.check_str(raw))),
+            vouch::Brief::Refused => Answered::RefusedUnreported,
+            vouch::Brief::Verdict(verdict) if well_formed() => answer_line(raw.as_bytes(), verdict),
+            vouch::Brief::Verdict(verdict) => Answered::Line(vouch_bind::verdict_json(&verdict)),
         }
     })
 }
@@ -398,21 +383,19 @@ fn check_utf16(contract: &vouch::Contract, text: &[u16], report: Report) -> Answ
 /// A reply's answer from its bytes (read in place). Bytes that are not UTF-8
 /// are read as `check` reads them, reported at once (they are rare, and their
 /// reading is the stream's).
-fn check_raw(contract: &vouch::Contract, raw: &[u8], report: Report) -> Answered {
-    let verdict = match std::str::from_utf8(raw) {
-        Ok(text) => check_str(contract, text, report),
-        Err(_) => Some(contract.check(raw)),
-    };
-    match verdict {
-        Some(verdict) => answer_line(raw, verdict),
-        None => Answered::RefusedUnreported,
+fn check_raw(contract: &vouch::Contract, raw: &[u8], refusals: vouch::Refusals) -> Answered {
+    let Ok(text) = std::str::from_utf8(raw) else { return answer_line(raw, contract.check(raw)) };
+    match contract.check_str_briefly(text, refusals) {
+        vouch::Brief::PassedAsSent => Answered::PassedAsSent,
+        vouch::Brief::Refused => Answered::RefusedUnreported,
+        vouch::Brief::Verdict(verdict) => answer_line(raw, verdict),
     }
 }
 
 /// `checkText` for a reply given as its bytes (read in place).
 #[napi(ts_return_type = "0 | 1 | string")]
 pub fn check_bytes(contract: u32, raw: BufferSlice<'_>) -> Result<Answer> {
-    registered(contract, |c| answer(check_raw(c, &raw, Report::WhenRead)))
+    registered(contract, |c| answer(check_raw(c, &raw, vouch::Refusals::Unreported)))
 }
 
 /// Compile a contract from its document's JSON text: the contract, or every
@@ -446,8 +429,8 @@ impl Task for CheckMany {
     fn compute(&mut self) -> Result<Self::Output> {
         let contract = &*self.contract;
         Ok(vouch_bind::check_many_with(&self.replies, |reply| match reply {
-            Owned::Text(text) => check_utf16(contract, text, Report::Now),
-            Owned::Bytes(raw) => check_raw(contract, raw, Report::Now),
+            Owned::Text(text) => check_utf16(contract, text, vouch::Refusals::Reported),
+            Owned::Bytes(raw) => check_raw(contract, raw, vouch::Refusals::Reported),
         }))
     }
 

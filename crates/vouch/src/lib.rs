@@ -79,7 +79,7 @@ pub use handover::HandOverError;
 pub use problem::{Finding, Position, Problem, ProblemClass, ProblemCode, Repair};
 pub use read::{read_json, JsonError, Limits, Unwrap};
 pub use reask::{problem_line, reask_line, reask_text, REPLY_ONLY};
-pub use verdict::{Accepted, Refused, Verdict};
+pub use verdict::{Accepted, Brief, Refusals, Refused, Verdict};
 pub use write::{to_json_pretty, to_json_string};
 
 /// docs/sources.md, so its Rust snippet runs as a doctest.

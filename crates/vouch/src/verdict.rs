@@ -262,6 +262,33 @@ impl Refused {
     }
 }
 
+/// What [`Contract::check_str_briefly`](crate::Contract::check_str_briefly)
+/// says of a reply: as little as the caller needs to be told.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Brief {
+    /// Accepted with no repair and no finding, and the vouched text is the
+    /// reply's own without JSON's white space around it: the caller holds
+    /// the vouched text already.
+    PassedAsSent,
+    /// Refused for certain; the problems are not written
+    /// ([`Contract::check_str`](crate::Contract::check_str) writes them).
+    /// Only with [`Refusals::Unreported`].
+    Refused,
+    /// Any other verdict, as [`Contract::check_str`](crate::Contract::check_str) gives it.
+    Verdict(Verdict),
+}
+
+/// Whether [`Contract::check_str_briefly`](crate::Contract::check_str_briefly)
+/// writes a refusal's problems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusals {
+    /// Every refusal comes with its problems ([`Brief::Verdict`]).
+    Reported,
+    /// A refusal the single pass is certain of is [`Brief::Refused`],
+    /// decided at the first certain failure, its problems unwritten.
+    Unreported,
+}
+
 /// The outcome of checking one reply against a contract.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {

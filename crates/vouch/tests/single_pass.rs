@@ -36,6 +36,25 @@ fn same_verdict(contract: &Contract, raw: &[u8], what: &str) -> bool {
             None => assert_eq!(full["outcome"], "refused", "{what}: refused unreported, but the full path accepts"),
             Some(v) => assert_eq!(v.to_json(), checked, "{what}: check_str_unless_refused gave another verdict"),
         }
+        // The brief answer: a pass as sent exactly where the verdict is one,
+        // a refusal only where it refuses, else the verdict itself.
+        let verdict = contract.check_str(text);
+        for refusals in [vouch::Refusals::Reported, vouch::Refusals::Unreported] {
+            match contract.check_str_briefly(text, refusals) {
+                vouch::Brief::PassedAsSent => {
+                    assert!(common::passed_as_sent(&verdict, text), "{what}: a pass as sent that is not one")
+                }
+                vouch::Brief::Refused => {
+                    assert_eq!(refusals, vouch::Refusals::Unreported, "{what}: a refusal left unreported");
+                    assert_eq!(full["outcome"], "refused", "{what}: refused briefly, but the full path accepts");
+                }
+                // (A pass as sent may come as its verdict: where the contract
+                // has a gate, its findings are looked for on the value.)
+                vouch::Brief::Verdict(v) => {
+                    assert_eq!(v.to_json(), checked, "{what}: check_str_briefly gave another verdict")
+                }
+            }
+        }
     }
     let alone = contract.accepts_in_one_pass(raw);
     if alone {
@@ -118,7 +137,7 @@ fn benchmark_corpus_slice() {
     for file in ["small.jsonl", "large.jsonl"] {
         let text = std::fs::read_to_string(out.join(file)).unwrap();
         let (mut valid, mut strict_decided, mut lenient_decided, mut lines) = (0, 0, 0, 0);
-        let (mut refused_alone, mut unreported) = (0, 0);
+        let (mut refused_alone, mut unreported, mut briefly_passed) = (0, 0, 0);
         let (mut lenient_refused, mut lenient_refused_alone) = (0, 0);
         let mut cache = std::collections::HashMap::new();
         for line in text.lines() {
@@ -136,6 +155,8 @@ fn benchmark_corpus_slice() {
             if is_valid {
                 strict_decided += usize::from(s);
                 lenient_decided += usize::from(l);
+                let brief = strict.check_str_briefly(raw, vouch::Refusals::Unreported);
+                briefly_passed += usize::from(brief == vouch::Brief::PassedAsSent);
             } else {
                 if !strict.check(raw).is_accepted() {
                     refused_alone += usize::from(strict.refuses_in_one_pass(raw));
@@ -167,6 +188,10 @@ fn benchmark_corpus_slice() {
         // single pass must decide all of them, and every valid lenient one too.
         assert_eq!(strict_decided, valid, "{file}: the single pass stood aside on valid replies");
         assert_eq!(lenient_decided, valid, "{file}: the single pass stood aside on valid lenient replies");
+        // The corpus's contracts declare no gate, and its valid replies need
+        // no repair: each is told briefly, as passed as sent.
+        println!("{file}: {briefly_passed} of {valid} valid told briefly as passed as sent");
+        assert_eq!(briefly_passed, valid, "{file}: a valid reply was given a whole verdict");
     }
 }
 

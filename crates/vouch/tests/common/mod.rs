@@ -158,3 +158,15 @@ pub fn bench_corpus(out: &std::path::Path, small: usize, large: usize) -> Option
         }
     }
 }
+
+/// Whether `verdict` on `text` is a pass as sent: accepted with no repair
+/// and no finding, its vouched text the reply's own (borrowed, not written
+/// again) without JSON's white space around it. What `Brief::PassedAsSent`
+/// promises, and what the bindings hand over from the caller's own text.
+pub fn passed_as_sent(verdict: &vouch::Verdict, text: &str) -> bool {
+    let vouch::Verdict::Accepted(a) = verdict else { return false };
+    let trimmed = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    a.repairs.is_empty()
+        && a.findings.is_empty()
+        && matches!(a.json(), std::borrow::Cow::Borrowed(json) if json == trimmed)
+}
