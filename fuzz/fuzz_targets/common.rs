@@ -78,9 +78,10 @@ pub fn check_and_recheck(contract: &Contract, raw: &[u8]) -> Verdict {
                     assert_eq!(refusals, vouch::Refusals::Unreported, "a refusal left unreported: {text:?}");
                     assert!(!verdict.is_accepted(), "refused briefly, but check accepts {text:?}");
                 }
+                // (A pass as sent may come as its verdict: where the contract
+                // has a gate, its findings are looked for on the value.)
                 vouch::Brief::Verdict(v) => {
-                    assert!(!as_sent, "a pass as sent not told as one: {text:?}");
-                    assert_eq!(vouch::to_json_string(&v), written, "check_str_briefly gave another verdict");
+                    assert_eq!(vouch::to_json_string(&v), written, "check_str_briefly gave another verdict")
                 }
             }
         }
