@@ -115,21 +115,6 @@ export interface AskAgain {
   user: string
 }
 
-/** `checkText` for a reply given as its bytes (read in place). */
-export declare function checkBytes(contract: number, raw: Buffer): 0 | 1 | string
-
-/**
- * Check one reply given as a string, exactly as the model sent it: `0`
- * when it passed as sent (accepted, no repair, no finding, and the vouched
- * text is the reply's own without the white space around it: the caller
- * reads the value from the string it holds), `1` when it is certainly
- * refused (its problems not written yet: `NativeContract::verdict` writes
- * them when they are read), else the verdict as `vouch check --json` prints
- * it. A free function over the contract's `id`: the hot call, without
- * reading a class instance back.
- */
-export declare function checkText(contract: number, text: string): 0 | 1 | string
-
 /**
  * Compile a contract from its document's JSON text: the contract, or every
  * mistake in the document.

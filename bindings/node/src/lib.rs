@@ -13,6 +13,8 @@ use std::cell::RefCell;
 use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Either, Env, Latin1String, Result, Task, Utf16String};
 use napi_derive::napi;
 
+mod raw;
+
 /// A reply as the caller gave it, a string or a Buffer (read in place), is
 /// an `Either<String, BufferSlice>`, spelled out in each signature so napi-rs
 /// writes its declaration.
@@ -32,7 +34,7 @@ enum Owned {
 
 /// Replies up to this many UTF-16 units are made UTF-8 in a buffer kept per
 /// thread (at most three bytes a unit: 192 KiB); a longer one gets its own.
-const SCRATCH_UNITS: usize = 64 * 1024;
+pub(crate) const SCRATCH_UNITS: usize = 64 * 1024;
 
 thread_local! {
     static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
@@ -98,7 +100,7 @@ fn register(contract: &Arc<vouch::Contract>) -> Result<u32> {
 
 /// The contract registered as `id` on this thread, handed to `f` (a pure
 /// check: nothing in it can reach the registry again while it is borrowed).
-fn registered<R>(id: u32, f: impl FnOnce(&vouch::Contract) -> R) -> Result<R> {
+pub(crate) fn registered<R>(id: u32, f: impl FnOnce(&vouch::Contract) -> R) -> Result<R> {
     CONTRACTS.with(|cell| {
         let r = cell.try_borrow().map_err(|_| napi::Error::from_reason("vouch: the contract registry is busy"))?;
         match r.slots.get(id as usize).and_then(Option::as_ref) {
@@ -332,19 +334,6 @@ pub struct NativeContract {
     id: u32,
 }
 
-/// Check one reply given as a string, exactly as the model sent it: `0`
-/// when it passed as sent (accepted, no repair, no finding, and the vouched
-/// text is the reply's own without the white space around it: the caller
-/// reads the value from the string it holds), `1` when it is certainly
-/// refused (its problems not written yet: `NativeContract::verdict` writes
-/// them when they are read), else the verdict as `vouch check --json` prints
-/// it. A free function over the contract's `id`: the hot call, without
-/// reading a class instance back.
-#[napi(ts_return_type = "0 | 1 | string")]
-pub fn check_text(contract: u32, text: Utf16String) -> Result<Answer> {
-    registered(contract, |c| answer(check_utf16(c, &text, vouch::Refusals::Unreported)))
-}
-
 /// One reply's answer, before it crosses back.
 pub enum Answered {
     /// Accepted exactly as sent: the caller's own text is the vouched text.
@@ -361,7 +350,7 @@ pub enum Answered {
 /// vouched text instead. `refusals`: `Unreported` for `check` (a caller that
 /// branches on the outcome pays for no report it does not read),
 /// `Reported` for `checkMany` (written on the worker threads, in parallel).
-fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vouch::Refusals) -> Answered {
+pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vouch::Refusals) -> Answered {
     with_text(text, |raw| {
         // One byte a unit: all ASCII, so no surrogate at all; and without a
         // U+FFFD in the UTF-8 none was replaced.
@@ -383,19 +372,13 @@ fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vouch::Refusa
 /// A reply's answer from its bytes (read in place). Bytes that are not UTF-8
 /// are read as `check` reads them, reported at once (they are rare, and their
 /// reading is the stream's).
-fn check_raw(contract: &vouch::Contract, raw: &[u8], refusals: vouch::Refusals) -> Answered {
+pub(crate) fn check_raw(contract: &vouch::Contract, raw: &[u8], refusals: vouch::Refusals) -> Answered {
     let Ok(text) = std::str::from_utf8(raw) else { return answer_line(raw, contract.check(raw)) };
     match contract.check_str_briefly(text, refusals) {
         vouch::Brief::PassedAsSent => Answered::PassedAsSent,
         vouch::Brief::Refused => Answered::RefusedUnreported,
         vouch::Brief::Verdict(verdict) => answer_line(raw, verdict),
     }
-}
-
-/// `checkText` for a reply given as its bytes (read in place).
-#[napi(ts_return_type = "0 | 1 | string")]
-pub fn check_bytes(contract: u32, raw: BufferSlice<'_>) -> Result<Answer> {
-    registered(contract, |c| answer(check_raw(c, &raw, vouch::Refusals::Unreported)))
 }
 
 /// Compile a contract from its document's JSON text: the contract, or every
@@ -466,9 +449,9 @@ fn answer(answered: Answered) -> Answer {
 type Answer = Either<u32, Either<Latin1String, String>>;
 
 /// What `check` answers for a reply that passed exactly as sent.
-const PASSED_AS_SENT: u32 = 0;
+pub(crate) const PASSED_AS_SENT: u32 = 0;
 /// What `check` answers for a reply certain to be refused, its problems unwritten.
-const REFUSED_UNREPORTED: u32 = 1;
+pub(crate) const REFUSED_UNREPORTED: u32 = 1;
 
 #[napi]
 impl NativeContract {
@@ -688,4 +671,15 @@ impl NativeRounds {
     pub fn answer(&self) -> Option<NativeVerdict> {
         self.inner.answer().map(|v| verdict(v.clone()))
     }
+}
+
+/// The module's exports beside those napi-rs generates: `checkText` and
+/// `checkBytes`, the hot calls, written against Node-API (see `raw`).
+#[napi(module_exports)]
+pub fn hot_calls(exports: napi::bindgen_prelude::Object<'_>, env: Env) -> Result<()> {
+    use napi::JsValue;
+    #[allow(unsafe_code)]
+    // SAFETY: the module initializer's env and exports.
+    let done = unsafe { raw::export(env.raw(), exports.raw()) };
+    done.map_err(|failed| napi::Error::from_reason(failed.to_string_lossy()))
 }

@@ -142,3 +142,33 @@ test("a certain refusal crosses back as 1, its problems written only when read",
   }
   assert.equal(addon.checkText(strict.native.id, '{"ok": true}'), 0);
 });
+
+test("the hot calls read a string whole at every length around their buffer's, and refuse other values", async () => {
+  const { createRequire } = await import("node:module");
+  const addon = createRequire(import.meta.url)("../vouch.node");
+  const text = new Contract({ type: "object", required: ["s"], properties: { s: { type: "string" } } });
+  // The per-thread buffer holds 64 Ki units: a string of about that length is read
+  // once into it or, where it may not all have fit, again into one of its own.
+  for (const units of [65_534, 65_535, 65_536, 65_537, 200_000]) {
+    for (const fill of ["a", "é", "😀"]) {
+      let body = fill.repeat(Math.ceil((units - 8) / fill.length)).slice(0, units - 8);
+      // Not half a surrogate pair at the end (that one is U+FFFD, tested above).
+      if (/[\ud800-\udbff]$/.test(body)) body = body.slice(0, -1) + "a";
+      const raw = '{"s": "' + body + '"}';
+      const v = text.check(raw);
+      assert.equal(v.passed, true, `${units} units of ${fill}`);
+      assert.ok(v.value.s === body, `${units} units of ${fill}: another value`);
+      // Cut one character short of its end: refused, so all of it was read.
+      assert.equal(addon.checkText(text.native.id, raw.slice(0, -1)), 1, `${units} units of ${fill}, cut`);
+      assert.equal(addon.checkBytes(text.native.id, Buffer.from(raw)), 0);
+    }
+  }
+  for (const bad of [42, undefined, null, {}, ["{}"], true]) {
+    assert.throws(() => addon.checkText(text.native.id, bad), TypeError, String(bad));
+    assert.throws(() => addon.checkBytes(text.native.id, bad), (e) => e instanceof TypeError && /string or a Buffer/.test(e.message), String(bad));
+  }
+  assert.throws(() => addon.checkText(), TypeError);
+  assert.throws(() => addon.checkText("x", "{}"), /contract id/);
+  assert.throws(() => addon.checkText(987_654, "{}"), /no live contract/);
+  assert.equal(JSON.parse(addon.checkBytes(text.native.id, Buffer.alloc(0))).problems[0].code, "empty_reply");
+});

@@ -26,9 +26,24 @@ import { fromZodSchema, type ZodLike, type ZodOutput } from "./zod";
 export type { Position, Problem, Repair, Finding, ContractMistake, UnknownKeyword } from "../native";
 export type { ZodLike, ZodOutput } from "./zod";
 
+/**
+ * The two hot calls, written against Node-API in `src/raw.rs` (napi-rs
+ * declares only the functions it generates, in `native.d.ts`). Each checks
+ * one reply given as it came (a string, or a Buffer read in place) with the
+ * contract of this id, and answers `0` when it passed exactly as sent (the
+ * caller's own text is the vouched text), `1` when it is certainly refused
+ * (its problems not yet written: `NativeContract.verdict` writes them), else
+ * the verdict as `vouch check --json` prints it. A value of another type
+ * throws a `TypeError`.
+ */
+interface HotCalls {
+  checkText(contract: number, text: string): 0 | 1 | string;
+  checkBytes(contract: number, raw: Buffer): 0 | 1 | string;
+}
+
 // The addon: built by the package's install script (cargo), or by `npm run generate`.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const addon: typeof native = require("../vouch.node");
+const addon: typeof native & HotCalls = require("../vouch.node");
 
 /** A reply exactly as the model sent it: its text, or its bytes. */
 export type Raw = string | Buffer;
