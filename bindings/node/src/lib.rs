@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use std::cell::RefCell;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Either, Env, Latin1String, Result, Task, Utf16String};
+use napi::bindgen_prelude::{Array, AsyncTask, BufferSlice, Either, Env, Latin1String, Result, Task, Utf16String};
 use napi_derive::napi;
 
 mod raw;
@@ -26,10 +26,18 @@ fn bytes<'a>(raw: &'a Either<String, BufferSlice<'_>>) -> &'a [u8] {
 }
 
 /// A reply copied off the JavaScript heap, to be checked on another thread.
-enum Owned {
-    /// A string, as JavaScript holds it: UTF-16, made UTF-8 on the worker.
-    Text(Utf16String),
+pub(crate) enum Owned {
+    /// A string, as JavaScript holds it: its UTF-16 units in the batch's
+    /// one buffer (`Copied::units`), made UTF-8 on the worker.
+    Text(std::ops::Range<usize>),
     Bytes(Vec<u8>),
+}
+
+/// A batch of replies copied off the JavaScript heap (see `raw::copy_replies`).
+pub(crate) struct Copied {
+    /// Every string's UTF-16 units, one after the other.
+    pub(crate) units: Vec<u16>,
+    pub(crate) replies: Vec<Owned>,
 }
 
 /// Replies up to this many UTF-16 units are made UTF-8 in a buffer kept per
@@ -402,7 +410,7 @@ pub fn compile(document: Either<String, BufferSlice<'_>>) -> Result<Either<Nativ
 /// Many replies checked off the event loop, across the cores.
 pub struct CheckMany {
     contract: Arc<vouch::Contract>,
-    replies: Vec<Owned>,
+    copied: Copied,
 }
 
 impl Task for CheckMany {
@@ -411,8 +419,11 @@ impl Task for CheckMany {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let contract = &*self.contract;
-        Ok(vouch_bind::check_many_with(&self.replies, |reply| match reply {
-            Owned::Text(text) => check_utf16(contract, text, vouch::Refusals::Reported),
+        let units = &self.copied.units;
+        Ok(vouch_bind::check_many_with(&self.copied.replies, |reply| match reply {
+            Owned::Text(range) => {
+                check_utf16(contract, units.get(range.clone()).unwrap_or_default(), vouch::Refusals::Reported)
+            }
             Owned::Bytes(raw) => check_raw(contract, raw, vouch::Refusals::Reported),
         }))
     }
@@ -476,16 +487,14 @@ impl NativeContract {
     /// Check many replies on a worker thread (all cores), in order; the
     /// replies are copied first, so the caller may reuse its buffers.
     /// Each answer is `check`'s.
-    #[napi(ts_return_type = "Promise<Array<0 | string>>")]
-    pub fn check_many(&self, raws: Vec<Either<Utf16String, Buffer>>) -> AsyncTask<CheckMany> {
-        let replies = raws
-            .into_iter()
-            .map(|r| match r {
-                Either::A(text) => Owned::Text(text),
-                Either::B(buffer) => Owned::Bytes(buffer.to_vec()),
-            })
-            .collect();
-        AsyncTask::new(CheckMany { contract: Arc::clone(&self.inner), replies })
+    #[napi(ts_args_type = "raws: Array<string | Buffer>", ts_return_type = "Promise<Array<0 | string>>")]
+    pub fn check_many(&self, env: Env, raws: Array<'_>) -> Result<AsyncTask<CheckMany>> {
+        use napi::JsValue;
+        #[allow(unsafe_code)]
+        // SAFETY: this call's env and the array it was given.
+        let copied = unsafe { raw::copy_replies(env.raw(), raws.raw(), raws.len()) };
+        let copied = copied.map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))?;
+        Ok(AsyncTask::new(CheckMany { contract: Arc::clone(&self.inner), copied }))
     }
 
     /// A check of one reply fed piece by piece as it streams.

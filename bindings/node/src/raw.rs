@@ -17,7 +17,9 @@ use std::ptr;
 
 use napi::sys;
 
-use crate::{check_raw, check_utf16, registered, Answered, PASSED_AS_SENT, REFUSED_UNREPORTED, SCRATCH_UNITS};
+use crate::{
+    check_raw, check_utf16, registered, Answered, Copied, Owned, PASSED_AS_SENT, REFUSED_UNREPORTED, SCRATCH_UNITS,
+};
 
 thread_local! {
     /// A string's UTF-16 units as read out of V8, up to `SCRATCH_UNITS` (and
@@ -151,6 +153,67 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
         .map_err(|_| c"vouch: no live contract with this id on this thread")?;
     // SAFETY: the callback's env.
     unsafe { answer(env, answered) }
+}
+
+/// `checkMany`'s replies copied off the JavaScript heap: each string's
+/// UTF-16 units into one buffer for the batch (one Node-API call each where
+/// the buffer has room: no allocation per reply), each Buffer's bytes.
+///
+/// # Safety
+/// `env` is the calling callback's, `array` an array value of `len` elements.
+pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, len: u32) -> Result<Copied, Failed> {
+    /// Room kept at the buffer's end: most replies are read in one call.
+    const ROOM: usize = 16 * 1024;
+    let mut units: Vec<u16> = Vec::with_capacity(ROOM);
+    let mut replies = Vec::with_capacity(len as usize);
+    for i in 0..len {
+        let mut reply = ptr::null_mut();
+        // SAFETY: an element of the array (undefined past its end).
+        ok(unsafe { sys::napi_get_element(env, array, i, &mut reply) }, c"vouch: cannot read the replies")?;
+        if units.capacity() - units.len() < ROOM {
+            units.reserve(ROOM);
+        }
+        let start = units.len();
+        let room = units.capacity() - start;
+        let mut copied = 0usize;
+        // SAFETY: V8 writes at most `room` units (the last a NUL) into the
+        // buffer's spare capacity, which is that long.
+        let status =
+            unsafe { sys::napi_get_value_string_utf16(env, reply, units.as_mut_ptr().add(start), room, &mut copied) };
+        if status == sys::Status::napi_string_expected {
+            // Not a string: a Buffer's bytes, copied (the caller may reuse it).
+            let mut data = ptr::null_mut();
+            let mut bytes = 0usize;
+            // SAFETY: fails unless `reply` is a Buffer; then `data` holds `bytes` bytes.
+            ok(unsafe { sys::napi_get_buffer_info(env, reply, &mut data, &mut bytes) }, NOT_A_REPLY)?;
+            let raw = if bytes == 0 || data.is_null() {
+                Vec::new()
+            } else {
+                // SAFETY: the Buffer's own bytes, alive during this call.
+                unsafe { std::slice::from_raw_parts(data.cast::<u8>(), bytes) }.to_vec()
+            };
+            replies.push(Owned::Bytes(raw));
+            continue;
+        }
+        ok(status, NOT_A_REPLY)?;
+        if copied + 1 >= room {
+            // It may not all have fit: its length, then all of it.
+            let mut whole = 0usize;
+            // SAFETY: a null buffer asks for the length alone.
+            ok(unsafe { sys::napi_get_value_string_utf16(env, reply, ptr::null_mut(), 0, &mut whole) }, NOT_A_REPLY)?;
+            units.reserve(whole + 1);
+            let room = units.capacity() - start;
+            // SAFETY: as above, with room for all of it and the NUL.
+            let status = unsafe {
+                sys::napi_get_value_string_utf16(env, reply, units.as_mut_ptr().add(start), room, &mut copied)
+            };
+            ok(status, NOT_A_REPLY)?;
+        }
+        // SAFETY: V8 wrote `copied` units from `start` (within the capacity).
+        unsafe { units.set_len(start + copied) };
+        replies.push(Owned::Text(start..start + copied));
+    }
+    Ok(Copied { units, replies })
 }
 
 /// A callback's result, or its failure thrown (a panic included: none may

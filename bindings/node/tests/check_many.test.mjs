@@ -53,3 +53,28 @@ test("a verdict has no truth value: the bug vouch exists for is not guessed at",
   assert.throws(() => +v, TypeError);
   assert.equal(Object.prototype.toString.call(v), "[object Verdict]");
 });
+
+test("checkMany reads every string whole, however long, beside Buffers, and rejects other values", async () => {
+  const text = new Contract({ type: "object", required: ["s"], properties: { s: { type: "string" } } });
+  // The replies' UTF-16 units are copied into one buffer with 16 Ki units of room
+  // kept at its end: strings about that long, and longer, are read again whole.
+  const raws = [];
+  for (const units of [1, 16_382, 16_383, 16_384, 16_385, 40_000, 16_384, 3]) {
+    for (const fill of ["a", "é", "😀"]) {
+      let body = fill.repeat(Math.ceil(units / fill.length)).slice(0, units);
+      if (/[\ud800-\udbff]$/.test(body)) body = body.slice(0, -1) + "a";
+      raws.push('{"s": "' + body + '"}', Buffer.from('{"s": "' + body + '"}'), '{"s": "' + body + '"');
+    }
+  }
+  const many = await text.checkMany(raws);
+  assert.equal(many.length, raws.length);
+  for (let i = 0; i < raws.length; i++) {
+    const one = text.check(raws[i]);
+    assert.equal(many[i].toJSON(), one.toJSON(), `reply ${i}`);
+    // Whole replies pass; each cut one character short is refused (all of it was read).
+    assert.equal(many[i].passed, i % 3 !== 2, `reply ${i}`);
+    if (many[i].passed) assert.ok(many[i].value.s === JSON.parse(raws[i].toString()).s, `reply ${i}: another value`);
+  }
+  await assert.rejects(text.checkMany(['{"s": ""}', 42]), /string or a Buffer/);
+  await assert.rejects(text.checkMany([{}]), /string or a Buffer/);
+});
