@@ -165,7 +165,9 @@ pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, le
     /// Room kept at the buffer's end: most replies are read in one call.
     const ROOM: usize = 16 * 1024;
     let mut units: Vec<u16> = Vec::with_capacity(ROOM);
-    let mut replies = Vec::with_capacity(len as usize);
+    // Room for a chunk's replies (`checkMany` sends 2,048 at a time); an array
+    // claiming more (a sparse one's length is anything) grows only as it is read.
+    let mut replies = Vec::with_capacity((len as usize).min(4096));
     for i in 0..len {
         let mut reply = ptr::null_mut();
         // SAFETY: an element of the array (undefined past its end).

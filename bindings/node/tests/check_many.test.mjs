@@ -78,3 +78,13 @@ test("checkMany reads every string whole, however long, beside Buffers, and reje
   await assert.rejects(text.checkMany(['{"s": ""}', 42]), /string or a Buffer/);
   await assert.rejects(text.checkMany([{}]), /string or a Buffer/);
 });
+
+test("checkMany's native half refuses a sparse array of any length without reserving for it", async () => {
+  const { createRequire } = await import("node:module");
+  const addon = createRequire(import.meta.url)("../vouch.node");
+  const compiled = addon.compile('{"type": "boolean"}');
+  const sparse = ["true"];
+  sparse.length = 4_000_000_000;
+  assert.throws(() => compiled.checkMany(sparse), /string or a Buffer/);
+  assert.deepEqual(await compiled.checkMany(["true", Buffer.from("false")]), [0, 0]);
+});
