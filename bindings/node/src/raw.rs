@@ -6,8 +6,10 @@
 //! `checkText` call (1.85 → 1.43 µs a reply, measured side by side). Here a
 //! string is read with one call into a buffer kept per thread, a Buffer in
 //! place, and the answer is `check`'s: `0`, `1`, or the verdict's line.
+//! `checkMany`'s copy of its replies (`copy_replies`) reads its strings the
+//! same way, into one buffer for the batch.
 //!
-//! Their TypeScript declarations are `ts/index.ts`'s `HotCalls` (napi-rs
+//! The two calls' TypeScript declarations are `ts/index.ts`'s `HotCalls` (napi-rs
 //! declares only what it generates).
 #![allow(unsafe_code)]
 
