@@ -1581,11 +1581,13 @@ impl<'c> SinglePass<'c> {
     /// constrains it). A container is read at once when it is all there;
     /// else it streams through free frames and is read when it closes.
     fn free_value(&mut self, text: &str, slot: Slot, b: u8) -> bool {
-        // Its numbers were not seen as written: hand on vouch's own writing.
-        self.verbatim = false;
         if b != b'{' && b != b'[' {
+            // A scalar is read as any is: a number longer than a reader
+            // agrees on is not handed on verbatim (`scalar` sees to it).
             return self.scalar(text, slot, b);
         }
+        // A container's numbers are not seen as written: hand on vouch's own writing.
+        self.verbatim = false;
         let start = self.pos;
         let room = self.max_depth.saturating_sub(self.stack.len());
         // Inside a container already read free, its own close settles it all.

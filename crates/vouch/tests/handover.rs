@@ -444,3 +444,40 @@ fn json_test_suite_replies_are_written_as_the_serializer_writes_them() {
     common::figure(&format!("handover, JSONTestSuite: {files} files, {accepted} accepted, written two ways equal"));
     assert!(files > 300 && accepted > 90, "{files} files, {accepted} accepted");
 }
+
+#[test]
+fn a_long_number_is_never_handed_on_as_written_wherever_it_stands() {
+    // Declared, undeclared (read free), in an undeclared container, at the root.
+    let contracts = [
+        r#"{"type": "object"}"#,
+        r#"{"type": "object", "properties": {"x": {}}}"#,
+        r#"{"type": "object", "properties": {"x": {"type": "number"}}}"#,
+        r#"{"type": "object", "properties": {"y": {"type": "string"}}}"#,
+        r#"{}"#,
+    ];
+    let long = ["1.0000000000000000000001", "12345678901234567890", "-0.1234567890123456789", "1e-00000000000000001"];
+    for doc in contracts {
+        let c = Contract::from_json_str(doc).unwrap();
+        for number in long {
+            for raw in [format!(r#"{{"x": {number}, "y": "z"}}"#), format!(r#"{{"y": "z", "w": [{number}]}}"#)] {
+                let Verdict::Accepted(a) = c.check(&raw) else { continue };
+                assert!(!a.json().contains(number), "{doc}: {raw} handed on as written: {}", a.json());
+                assert!(
+                    c.check_str_briefly(&raw, vouch::Refusals::Unreported) != vouch::Brief::PassedAsSent,
+                    "{doc}: {raw} told as passed as sent"
+                );
+            }
+        }
+        // Short numbers and strings, declared or not, stand as written where
+        // the object is read member by member (one with no `properties` is
+        // read whole, and written again).
+        let raw = r#" {"x": 1.5, "y": "z", "w": -2} "#;
+        if doc.contains("properties") {
+            assert_eq!(
+                c.check_str_briefly(raw, vouch::Refusals::Unreported),
+                vouch::Brief::PassedAsSent,
+                "{doc}: {raw} given a whole verdict"
+            );
+        }
+    }
+}
