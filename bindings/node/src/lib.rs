@@ -42,7 +42,7 @@ pub(crate) struct Copied {
 
 /// Replies up to this many UTF-16 units are made UTF-8 in a buffer kept per
 /// thread (at most three bytes a unit: 192 KiB); a longer one gets its own.
-pub(crate) const SCRATCH_UNITS: usize = 64 * 1024;
+const SCRATCH_UNITS: usize = 64 * 1024;
 
 thread_local! {
     static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };

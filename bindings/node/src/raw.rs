@@ -4,7 +4,7 @@
 //! popped, a deferred guard, a barrier) and reads a string in two calls into
 //! a `Vec` of its own: on the bench corpus that came to about a quarter of a
 //! `checkText` call (1.85 → 1.43 µs a reply, measured side by side). Here a
-//! string is read with one call into a buffer kept per thread, a Buffer in
+//! string is read with one call into a buffer kept per thread (`append_utf16`), a Buffer in
 //! place, and the answer is `check`'s: `0`, `1`, or the verdict's line.
 //! `checkMany`'s copy of its replies (`copy_replies`) reads its strings the
 //! same way, into one buffer for the batch.
@@ -19,13 +19,10 @@ use std::ptr;
 
 use napi::sys;
 
-use crate::{
-    check_raw, check_utf16, registered, Answered, Copied, Owned, PASSED_AS_SENT, REFUSED_UNREPORTED, SCRATCH_UNITS,
-};
+use crate::{check_raw, check_utf16, registered, Answered, Copied, Owned, PASSED_AS_SENT, REFUSED_UNREPORTED};
 
 thread_local! {
-    /// A string's UTF-16 units as read out of V8, up to `SCRATCH_UNITS` (and
-    /// the NUL V8 writes after them); a longer string is read into its own.
+    /// A string's UTF-16 units as read out of V8 by `checkText`.
     static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -86,6 +83,66 @@ unsafe fn answer(env: sys::napi_env, answered: Answered) -> Result<sys::napi_val
     Ok(out)
 }
 
+/// Room kept free at a buffer's end: a string that fits is read in one call.
+const ROOM: usize = 16 * 1024;
+
+/// Appends a string's UTF-16 units to `units`, in its spare capacity (one
+/// call where `ROOM` units are free; a string that may not all have fit is
+/// read again whole), and says where they stand: `None` for a value that is
+/// not a string.
+///
+/// # Safety
+/// `env` is the calling callback's, `value` a value it was given.
+unsafe fn append_utf16(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    units: &mut Vec<u16>,
+) -> Result<Option<std::ops::Range<usize>>, Failed> {
+    let start = units.len();
+    units.reserve(ROOM);
+    let mut copied = 0usize;
+    let room = units.capacity() - start;
+    // SAFETY: V8 writes at most `room` units (the last a NUL) into the
+    // spare capacity, which is that long.
+    let status =
+        unsafe { sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr().add(start), room, &mut copied) };
+    if status == sys::Status::napi_string_expected {
+        return Ok(None);
+    }
+    ok(status, NOT_A_REPLY)?;
+    if copied + 1 >= room {
+        let mut whole = 0usize;
+        // SAFETY: a null buffer asks for the length alone.
+        ok(unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut whole) }, NOT_A_REPLY)?;
+        units.reserve(whole + 1);
+        let room = units.capacity() - start;
+        // SAFETY: as above, with room for all of it and the NUL.
+        let status =
+            unsafe { sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr().add(start), room, &mut copied) };
+        ok(status, NOT_A_REPLY)?;
+    }
+    // SAFETY: V8 wrote `copied` units from `start`, within the capacity.
+    unsafe { units.set_len(start + copied) };
+    Ok(Some(start..start + copied))
+}
+
+/// A Buffer's bytes, in place.
+///
+/// # Safety
+/// `env` is the calling callback's, `value` a value it was given; the bytes
+/// are read before any JavaScript runs again.
+unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<&'a [u8], Failed> {
+    let mut data = ptr::null_mut();
+    let mut len = 0usize;
+    // SAFETY: fails unless `value` is a Buffer; then `data` holds `len` bytes.
+    ok(unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) }, NOT_A_REPLY)?;
+    if len == 0 || data.is_null() {
+        return Ok(&[]);
+    }
+    // SAFETY: the Buffer's own bytes, alive and unchanged until JavaScript runs.
+    Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) })
+}
+
 /// `checkText(contract, text)`: check one reply given as a string.
 ///
 /// # Safety
@@ -93,41 +150,23 @@ unsafe fn answer(env: sys::napi_env, answered: Answered) -> Result<sys::napi_val
 unsafe fn check_text(env: sys::napi_env, info: sys::napi_callback_info) -> Result<sys::napi_value, Failed> {
     // SAFETY: the callback's own.
     let (id, reply) = unsafe { arguments(env, info)? };
-    let read = |buf: &mut Vec<u16>| -> Result<usize, Failed> {
-        let mut copied = 0usize;
-        // SAFETY: V8 writes at most buf.len() units, the last a NUL.
-        let status = unsafe { sys::napi_get_value_string_utf16(env, reply, buf.as_mut_ptr(), buf.len(), &mut copied) };
-        ok(status, NOT_A_REPLY)?;
-        Ok(copied)
-    };
     let answered = UNITS.with(|cell| -> Result<Answered, Failed> {
         // Only ever borrowed here, around a pure check: were it taken, a buffer of its own.
         let mut own = Vec::new();
         let mut kept = cell.try_borrow_mut();
-        let buf = match kept.as_deref_mut() {
-            Ok(buf) => buf,
+        let units = match kept.as_deref_mut() {
+            Ok(units) => units,
             Err(_) => &mut own,
         };
-        if buf.len() < SCRATCH_UNITS + 1 {
-            buf.resize(SCRATCH_UNITS + 1, 0);
-        }
-        let mut copied = read(buf)?;
-        let mut long = Vec::new();
-        let units = if copied < SCRATCH_UNITS {
-            buf.get(..copied)
-        } else {
-            // It may not all have fit: its length, then all of it, in its own buffer.
-            let mut len = 0usize;
-            // SAFETY: a null buffer asks for the length alone.
-            let status = unsafe { sys::napi_get_value_string_utf16(env, reply, ptr::null_mut(), 0, &mut len) };
-            ok(status, NOT_A_REPLY)?;
-            long.resize(len + 1, 0);
-            copied = read(&mut long)?;
-            long.get(..copied)
-        };
-        let text = units.ok_or(NOT_A_REPLY)?;
-        registered(id, |c| check_utf16(c, text, vouch::Refusals::Unreported))
-            .map_err(|_| c"vouch: no live contract with this id on this thread")
+        units.clear();
+        // SAFETY: the callback's env and its argument.
+        let read = unsafe { append_utf16(env, reply, units)? }.ok_or(NOT_A_REPLY)?;
+        let text = units.get(read).ok_or(NOT_A_REPLY)?;
+        let answered = registered(id, |c| check_utf16(c, text, vouch::Refusals::Unreported))
+            .map_err(|_| c"vouch: no live contract with this id on this thread");
+        // A long reply's room is not kept for the thread's life.
+        units.shrink_to(2 * ROOM);
+        answered
     })?;
     // SAFETY: the callback's env.
     unsafe { answer(env, answered) }
@@ -140,17 +179,8 @@ unsafe fn check_text(env: sys::napi_env, info: sys::napi_callback_info) -> Resul
 unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Result<sys::napi_value, Failed> {
     // SAFETY: the callback's own.
     let (id, reply) = unsafe { arguments(env, info)? };
-    let mut data = ptr::null_mut();
-    let mut len = 0usize;
-    // SAFETY: fails unless `reply` is a Buffer; then `data` holds `len` bytes.
-    ok(unsafe { sys::napi_get_buffer_info(env, reply, &mut data, &mut len) }, NOT_A_REPLY)?;
-    let raw: &[u8] = if len == 0 || data.is_null() {
-        &[]
-    } else {
-        // SAFETY: the Buffer's own bytes, alive and unchanged while this
-        // call runs (no JavaScript runs during the check).
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
-    };
+    // SAFETY: the callback's env and its argument; no JavaScript runs during the check.
+    let raw = unsafe { buffer_bytes(env, reply)? };
     let answered = registered(id, |c| check_raw(c, raw, vouch::Refusals::Unreported))
         .map_err(|_| c"vouch: no live contract with this id on this thread")?;
     // SAFETY: the callback's env.
@@ -158,15 +188,13 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
 }
 
 /// `checkMany`'s replies copied off the JavaScript heap: each string's
-/// UTF-16 units into one buffer for the batch (one Node-API call each where
-/// the buffer has room: no allocation per reply), each Buffer's bytes.
+/// UTF-16 units into one buffer for the batch (`append_utf16`: no
+/// allocation per reply), each Buffer's bytes.
 ///
 /// # Safety
 /// `env` is the calling callback's, `array` an array value of `len` elements.
 pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, len: u32) -> Result<Copied, Failed> {
-    /// Room kept at the buffer's end: most replies are read in one call.
-    const ROOM: usize = 16 * 1024;
-    let mut units: Vec<u16> = Vec::with_capacity(ROOM);
+    let mut units: Vec<u16> = Vec::new();
     // Room for a chunk's replies (`checkMany` sends 2,048 at a time); an array
     // claiming more (a sparse one's length is anything) grows only as it is read.
     let mut replies = Vec::with_capacity((len as usize).min(4096));
@@ -174,48 +202,13 @@ pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, le
         let mut reply = ptr::null_mut();
         // SAFETY: an element of the array (undefined past its end).
         ok(unsafe { sys::napi_get_element(env, array, i, &mut reply) }, c"vouch: cannot read the replies")?;
-        if units.capacity() - units.len() < ROOM {
-            units.reserve(ROOM);
-        }
-        let start = units.len();
-        let room = units.capacity() - start;
-        let mut copied = 0usize;
-        // SAFETY: V8 writes at most `room` units (the last a NUL) into the
-        // buffer's spare capacity, which is that long.
-        let status =
-            unsafe { sys::napi_get_value_string_utf16(env, reply, units.as_mut_ptr().add(start), room, &mut copied) };
-        if status == sys::Status::napi_string_expected {
+        // SAFETY: the callback's env and a value it read.
+        match unsafe { append_utf16(env, reply, &mut units)? } {
+            Some(read) => replies.push(Owned::Text(read)),
             // Not a string: a Buffer's bytes, copied (the caller may reuse it).
-            let mut data = ptr::null_mut();
-            let mut bytes = 0usize;
-            // SAFETY: fails unless `reply` is a Buffer; then `data` holds `bytes` bytes.
-            ok(unsafe { sys::napi_get_buffer_info(env, reply, &mut data, &mut bytes) }, NOT_A_REPLY)?;
-            let raw = if bytes == 0 || data.is_null() {
-                Vec::new()
-            } else {
-                // SAFETY: the Buffer's own bytes, alive during this call.
-                unsafe { std::slice::from_raw_parts(data.cast::<u8>(), bytes) }.to_vec()
-            };
-            replies.push(Owned::Bytes(raw));
-            continue;
+            // SAFETY: as above; copied before any JavaScript runs.
+            None => replies.push(Owned::Bytes(unsafe { buffer_bytes(env, reply)? }.to_vec())),
         }
-        ok(status, NOT_A_REPLY)?;
-        if copied + 1 >= room {
-            // It may not all have fit: its length, then all of it.
-            let mut whole = 0usize;
-            // SAFETY: a null buffer asks for the length alone.
-            ok(unsafe { sys::napi_get_value_string_utf16(env, reply, ptr::null_mut(), 0, &mut whole) }, NOT_A_REPLY)?;
-            units.reserve(whole + 1);
-            let room = units.capacity() - start;
-            // SAFETY: as above, with room for all of it and the NUL.
-            let status = unsafe {
-                sys::napi_get_value_string_utf16(env, reply, units.as_mut_ptr().add(start), room, &mut copied)
-            };
-            ok(status, NOT_A_REPLY)?;
-        }
-        // SAFETY: V8 wrote `copied` units from `start` (within the capacity).
-        unsafe { units.set_len(start + copied) };
-        replies.push(Owned::Text(start..start + copied));
     }
     Ok(Copied { units, replies })
 }

@@ -147,9 +147,10 @@ test("the hot calls read a string whole at every length around their buffer's, a
   const { createRequire } = await import("node:module");
   const addon = createRequire(import.meta.url)("../vouch.node");
   const text = new Contract({ type: "object", required: ["s"], properties: { s: { type: "string" } } });
-  // The per-thread buffer holds 64 Ki units: a string of about that length is read
-  // once into it or, where it may not all have fit, again into one of its own.
-  for (const units of [65_534, 65_535, 65_536, 65_537, 200_000]) {
+  // The per-thread buffer keeps 16 Ki units free: a string of about that length is
+  // read once into it or, where it may not all have fit, again whole; 64 Ki units is
+  // where the UTF-8 it is made into gets a buffer of its own.
+  for (const units of [16_382, 16_383, 16_384, 16_385, 65_534, 65_535, 65_536, 65_537, 200_000]) {
     for (const fill of ["a", "é", "😀"]) {
       let body = fill.repeat(Math.ceil((units - 8) / fill.length)).slice(0, units - 8);
       // Not half a surrogate pair at the end (that one is U+FFFD, tested above).
