@@ -18,62 +18,12 @@ mod generated;
 #[path = "common/instances.rs"]
 mod instances;
 
+use common::Tree;
 use instances::{instance, schema, Rng};
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use vouch::{Contract, Verdict};
-
-/// `serde_json` values from [`vouch::Build`]'s constructors, keys in the
-/// order they came (to hold `build_as_sent` to the serde walk).
-struct Tree;
-
-impl vouch::Build for Tree {
-    type Value = Value;
-    type List = Vec<Value>;
-    type Map = serde_json::Map<String, Value>;
-    type Error = String;
-
-    fn null(&mut self) -> Result<Value, String> {
-        Ok(Value::Null)
-    }
-    fn bool(&mut self, v: bool) -> Result<Value, String> {
-        Ok(Value::Bool(v))
-    }
-    fn i64(&mut self, v: i64) -> Result<Value, String> {
-        Ok(v.into())
-    }
-    fn u64(&mut self, v: u64) -> Result<Value, String> {
-        Ok(v.into())
-    }
-    fn f64(&mut self, v: f64) -> Result<Value, String> {
-        serde_json::Number::from_f64(v).map(Value::Number).ok_or_else(|| format!("{v} is not JSON"))
-    }
-    fn str(&mut self, v: &str) -> Result<Value, String> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn list(&mut self, _: Option<usize>) -> Result<Vec<Value>, String> {
-        Ok(Vec::new())
-    }
-    fn push(&mut self, list: &mut Vec<Value>, item: Value) -> Result<(), String> {
-        list.push(item);
-        Ok(())
-    }
-    fn end_list(&mut self, list: Vec<Value>) -> Result<Value, String> {
-        Ok(Value::Array(list))
-    }
-    fn map(&mut self, _: Option<usize>) -> Result<Self::Map, String> {
-        Ok(serde_json::Map::new())
-    }
-    fn insert(&mut self, map: &mut Self::Map, key: Value, value: Value) -> Result<(), String> {
-        let Value::String(key) = key else { return Err("a key that is not a string".into()) };
-        map.insert(key, value);
-        Ok(())
-    }
-    fn end_map(&mut self, map: Self::Map) -> Result<Value, String> {
-        Ok(Value::Object(map))
-    }
-}
 
 /// The bindings' one walk (`build_as_sent`) takes what the serde walk takes,
 /// as the same value with its keys in the same order, and nothing else.

@@ -42,7 +42,15 @@ fn same_verdict(contract: &Contract, raw: &[u8], what: &str) -> bool {
         for refusals in [vouch::Refusals::Reported, vouch::Refusals::Unreported] {
             match contract.check_str_briefly(text, refusals) {
                 vouch::Brief::PassedAsSent => {
-                    assert!(common::passed_as_sent(&verdict, text), "{what}: a pass as sent that is not one")
+                    assert!(common::passed_as_sent(&verdict, text), "{what}: a pass as sent that is not one");
+                    // Its value, walked from the reply alone, is the verdict's, keys in order.
+                    let passed = contract.build_passed(text, &mut common::Tree).map_err(|e| e.message().to_owned());
+                    let vouched = verdict.value().map(|v| serde_json::to_string(v).unwrap_or_default());
+                    assert_eq!(
+                        passed.map(|v| serde_json::to_string(&v).unwrap_or_default()).ok(),
+                        vouched,
+                        "{what}: build_passed"
+                    );
                 }
                 vouch::Brief::Refused => {
                     assert_eq!(refusals, vouch::Refusals::Unreported, "{what}: a refusal left unreported");

@@ -15,6 +15,7 @@ mod typed;
 use serde_json::Value;
 
 use crate::check;
+use crate::handover::HandOverError;
 use crate::node::{Node, NodeId};
 use crate::problem::{Problem, ProblemCode, Repair};
 use crate::read::{self, Integers, Limits, Unwrap};
@@ -321,6 +322,49 @@ impl Contract {
             }
             outcome => Brief::Verdict(self.verdict_of(text, outcome, None)),
         }
+    }
+
+    /// The value of a reply [`Contract::check_str_briefly`] told
+    /// [`Brief::PassedAsSent`], walked from that reply's own text into
+    /// `builder`'s objects: what [`Accepted::build`] gives on
+    /// [`Contract::check_str`]'s verdict, without that verdict (a binding
+    /// holding the reply builds its value when it is first asked for).
+    ///
+    /// It checks nothing: give it the text that was told `PassedAsSent`.
+    /// Any other text is walked as JSON or refused with an error, never
+    /// vouched for.
+    ///
+    /// ```
+    /// # struct Count;
+    /// # impl vouch::Build for Count {
+    /// #     type Value = usize; type List = usize; type Map = usize; type Error = String;
+    /// #     fn null(&mut self) -> Result<usize, String> { Ok(1) }
+    /// #     fn bool(&mut self, _: bool) -> Result<usize, String> { Ok(1) }
+    /// #     fn i64(&mut self, _: i64) -> Result<usize, String> { Ok(1) }
+    /// #     fn u64(&mut self, _: u64) -> Result<usize, String> { Ok(1) }
+    /// #     fn f64(&mut self, _: f64) -> Result<usize, String> { Ok(1) }
+    /// #     fn str(&mut self, _: &str) -> Result<usize, String> { Ok(1) }
+    /// #     fn list(&mut self, _: Option<usize>) -> Result<usize, String> { Ok(1) }
+    /// #     fn push(&mut self, l: &mut usize, v: usize) -> Result<(), String> { *l += v; Ok(()) }
+    /// #     fn end_list(&mut self, l: usize) -> Result<usize, String> { Ok(l) }
+    /// #     fn map(&mut self, _: Option<usize>) -> Result<usize, String> { Ok(1) }
+    /// #     fn insert(&mut self, m: &mut usize, _: usize, v: usize) -> Result<(), String> { *m += v; Ok(()) }
+    /// #     fn end_map(&mut self, m: usize) -> Result<usize, String> { Ok(m) }
+    /// # }
+    /// use vouch::{Brief, Refusals};
+    /// // `Count` builds each value as the number of values in it.
+    /// let contract = vouch::Contract::from_json_str(r#"{"type": "array", "items": {"type": "integer"}}"#)?;
+    /// let reply = " [1, 2, 3]\n";
+    /// assert!(matches!(contract.check_str_briefly(reply, Refusals::Unreported), Brief::PassedAsSent));
+    /// assert_eq!(contract.build_passed(reply, &mut Count).ok(), Some(4));
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A constructor's error, placed at the value it was building; text
+    /// that is not JSON within the contract's depth limit.
+    pub fn build_passed<B: crate::Build>(&self, text: &str, builder: &mut B) -> Result<B::Value, HandOverError> {
+        crate::build::text(text.trim_matches(crate::verdict::is_json_ws), self.limits.max_depth, builder)
     }
 
     /// Whether `verdict_of` refuses this outcome of a non-reporting pass
