@@ -60,12 +60,26 @@ impl AsRef<[u8]> for Raw {
     }
 }
 
-impl vouch_bind::Reply for Raw {
-    fn check_with(&self, contract: &vouch::Contract) -> vouch::Verdict {
+impl Raw {
+    /// The contract's whole verdict on this reply.
+    fn verdict(&self, contract: &vouch::Contract) -> vouch::Verdict {
         // Python's str is UTF-8 here already: not validated twice.
         match self.text() {
             Some(text) => contract.check_str(text),
             None => contract.check(self.as_ref()),
+        }
+    }
+}
+
+/// `check_many`'s word on a reply: a pass as sent is the reply itself (no
+/// verdict built on the pool, then moved and dropped on the caller's
+/// thread); any other verdict whole, every refusal reported on the pool.
+impl vouch_bind::Reply for Raw {
+    type Checked = vouch::Brief;
+    fn check_with(&self, contract: &vouch::Contract) -> vouch::Brief {
+        match self.text().or_else(|| std::str::from_utf8(self.as_ref()).ok()) {
+            Some(text) => contract.check_str_briefly(text, vouch::Refusals::Reported),
+            None => vouch::Brief::Verdict(contract.check(self.as_ref())),
         }
     }
 }
@@ -79,9 +93,9 @@ const DETACH_FROM_BYTES: usize = 2048;
 /// The contract's verdict on `r`, the GIL released for a reply worth it.
 fn checked(py: Python<'_>, r: &Raw, contract: &vouch::Contract) -> vouch::Verdict {
     if r.as_ref().len() < DETACH_FROM_BYTES {
-        return vouch_bind::Reply::check_with(r, contract);
+        return r.verdict(contract);
     }
-    py.detach(|| vouch_bind::Reply::check_with(r, contract))
+    py.detach(|| r.verdict(contract))
 }
 
 fn raw(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
@@ -337,8 +351,9 @@ enum Held {
     Checked(vouch::Verdict),
     /// Decided without the core's whole verdict: `accepted` exactly as
     /// sent, its value built in the check's own walk (`check(raw,
-    /// value=True)`), or refused by the single pass before the refusal's
-    /// report was written (`check`). Anything else asked of it (its
+    /// value=True)`) or walked from the reply when first read (`check`),
+    /// or refused by the single pass before the refusal's report was
+    /// written (`check`). Anything else asked of it (its
     /// problems, its text, its JSON) comes from checking the reply again,
     /// once: the same verdict, as the core is deterministic.
     Decided { accepted: bool, contract: Arc<vouch::Contract>, raw: Raw, whole: std::sync::OnceLock<vouch::Verdict> },
@@ -354,6 +369,13 @@ impl Verdict {
         Self { held: Held::Decided { accepted: true, contract, raw, whole: std::sync::OnceLock::new() }, value: cell }
     }
 
+    /// Passed as sent ([`vouch::Brief::PassedAsSent`]): the value is walked
+    /// from the kept reply when first asked for.
+    fn passed_as_sent(contract: Arc<vouch::Contract>, raw: Raw) -> Self {
+        let held = Held::Decided { accepted: true, contract, raw, whole: std::sync::OnceLock::new() };
+        Self { held, value: std::sync::OnceLock::new() }
+    }
+
     fn refused_unreported(contract: Arc<vouch::Contract>, raw: Raw) -> Self {
         let held = Held::Decided { accepted: false, contract, raw, whole: std::sync::OnceLock::new() };
         Self { held, value: std::sync::OnceLock::new() }
@@ -363,9 +385,7 @@ impl Verdict {
     fn whole(&self) -> &vouch::Verdict {
         match &self.held {
             Held::Checked(v) => v,
-            Held::Decided { contract, raw, whole, .. } => {
-                whole.get_or_init(|| vouch_bind::Reply::check_with(raw, contract))
-            }
+            Held::Decided { contract, raw, whole, .. } => whole.get_or_init(|| raw.verdict(contract)),
         }
     }
 
@@ -421,13 +441,17 @@ impl Verdict {
         if let Some(v) = self.value.get() {
             return Ok(v.clone_ref(py));
         }
-        if self.decided() == Some(false) {
-            return Ok(py.None());
-        }
-        let vouch::Verdict::Accepted(accepted) = self.whole() else { return Ok(py.None()) };
-        let built = vouch_bind::build(accepted, &mut Objects(py))
-            .map_err(|e| PyValueError::new_err(format!("{} (at {:?})", e.message(), e.path())))?
-            .unbind();
+        let built = match &self.held {
+            Held::Decided { accepted: false, .. } => return Ok(py.None()),
+            // Passed as sent: the reply's own text is the vouched text.
+            Held::Decided { accepted: true, contract, raw, .. } => {
+                let text = raw.text().or_else(|| std::str::from_utf8(raw.as_ref()).ok()).unwrap_or_default();
+                contract.build_passed(text, &mut Objects(py))
+            }
+            Held::Checked(vouch::Verdict::Accepted(accepted)) => vouch_bind::build(accepted, &mut Objects(py)),
+            Held::Checked(vouch::Verdict::Refused(_)) => return Ok(py.None()),
+        };
+        let built = built.map_err(|e| PyValueError::new_err(format!("{} (at {:?})", e.message(), e.path())))?.unbind();
         // Built holding the GIL; were another thread's value set first
         // meanwhile, that one is kept, so every read gives one object.
         Ok(self.value.get_or_init(|| built).clone_ref(py))
@@ -591,14 +615,16 @@ impl Contract {
         let contract = &self.inner;
         match text {
             Some(text) if defer_report => {
-                let decided = if text.len() < DETACH_FROM_BYTES {
-                    contract.check_str_unless_refused(text)
+                let unreported = vouch::Refusals::Unreported;
+                let brief = if text.len() < DETACH_FROM_BYTES {
+                    contract.check_str_briefly(text, unreported)
                 } else {
-                    py.detach(|| contract.check_str_unless_refused(text))
+                    py.detach(|| contract.check_str_briefly(text, unreported))
                 };
-                Ok(match decided {
-                    Some(verdict) => Verdict::new(verdict),
-                    None => Verdict::refused_unreported(Arc::clone(contract), r),
+                Ok(match brief {
+                    vouch::Brief::PassedAsSent => Verdict::passed_as_sent(Arc::clone(contract), r),
+                    vouch::Brief::Refused => Verdict::refused_unreported(Arc::clone(contract), r),
+                    vouch::Brief::Verdict(verdict) => Verdict::new(verdict),
                 })
             }
             _ => Ok(Verdict::new(checked(py, &r, contract))),
@@ -687,9 +713,16 @@ impl Contract {
         let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
         let take = |ahead: &mut vouch_bind::CheckAhead<Raw>, out: &mut Vec<Bound<'py, Verdict>>| -> PyResult<()> {
             while let Some(chunk) = ahead.ready() {
-                let (_replies, verdicts) = chunk.map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
-                for v in verdicts {
-                    out.push(Bound::new(py, Verdict::new(v))?);
+                let (replies, briefs) = chunk.map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
+                for (r, brief) in replies.into_iter().zip(briefs) {
+                    let v = match brief {
+                        vouch::Brief::PassedAsSent => Verdict::passed_as_sent(Arc::clone(&self.inner), r),
+                        vouch::Brief::Verdict(v) => Verdict::new(v),
+                        // Not with `Refusals::Reported`; were it given, the
+                        // report is written when read, as `check`'s.
+                        vouch::Brief::Refused => Verdict::refused_unreported(Arc::clone(&self.inner), r),
+                    };
+                    out.push(Bound::new(py, v)?);
                 }
             }
             Ok(())
