@@ -71,16 +71,12 @@ impl Raw {
     }
 }
 
-/// `check_many`'s word on a reply: a pass as sent is the reply itself (no
-/// verdict built on the pool, then moved and dropped on the caller's
-/// thread); any other verdict whole, every refusal reported on the pool.
+/// `check_many` writes each whole verdict on the pool: its text, line and
+/// report are then read without checking the reply again on the thread
+/// that holds the GIL (`vouch.spark` reads every one).
 impl vouch_bind::Reply for Raw {
-    type Checked = vouch::Brief;
-    fn check_with(&self, contract: &vouch::Contract) -> vouch::Brief {
-        match self.text().or_else(|| std::str::from_utf8(self.as_ref()).ok()) {
-            Some(text) => contract.check_str_briefly(text, vouch::Refusals::Reported),
-            None => vouch::Brief::Verdict(contract.check(self.as_ref())),
-        }
+    fn check_with(&self, contract: &vouch::Contract) -> vouch::Verdict {
+        self.verdict(contract)
     }
 }
 
@@ -713,16 +709,9 @@ impl Contract {
         let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
         let take = |ahead: &mut vouch_bind::CheckAhead<Raw>, out: &mut Vec<Bound<'py, Verdict>>| -> PyResult<()> {
             while let Some(chunk) = ahead.ready() {
-                let (replies, briefs) = chunk.map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
-                for (r, brief) in replies.into_iter().zip(briefs) {
-                    let v = match brief {
-                        vouch::Brief::PassedAsSent => Verdict::passed_as_sent(Arc::clone(&self.inner), r),
-                        vouch::Brief::Verdict(v) => Verdict::new(v),
-                        // Not with `Refusals::Reported`; were it given, the
-                        // report is written when read, as `check`'s.
-                        vouch::Brief::Refused => Verdict::refused_unreported(Arc::clone(&self.inner), r),
-                    };
-                    out.push(Bound::new(py, v)?);
+                let (_replies, verdicts) = chunk.map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
+                for v in verdicts {
+                    out.push(Bound::new(py, Verdict::new(v))?);
                 }
             }
             Ok(())

@@ -48,9 +48,9 @@ def fields(v: vouch.Verdict) -> Tuple[Any, ...]:
 
 
 def same_verdict(contract: vouch.Contract, raw: Any) -> bool:
-    """Both ways give the same fields, and the fields of `check_many`'s
-    verdict (no one walk, and every refusal reported on the pool: no report
-    left unwritten); True when the one walk decided it."""
+    """Both ways give the same fields, and the fields of the core's whole
+    verdict (`check_many` holds it as the core gives it: no one walk, no
+    report left unwritten); True when the one walk decided it."""
     usual = contract.check(raw)
     walked = contract.check(raw, value=True)
     (whole,) = contract.check_many([raw])

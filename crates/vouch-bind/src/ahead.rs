@@ -23,39 +23,31 @@ const CHUNK: usize = 32;
 /// A reply as a binding holds it: checked as text when it is known to be
 /// text (no second UTF-8 validation), else as bytes.
 pub trait Reply: Send + 'static {
-    /// What checking it gives: a [`Verdict`], or as little as the binding
-    /// needs (a [`vouch::Brief`]: a reply passed as sent is the binding's
-    /// own text, and no verdict need be built, moved and dropped).
-    type Checked: Send + 'static;
-    /// The contract's word on this reply (`Contract::check`'s verdict, or
-    /// what the binding asks for instead).
-    fn check_with(&self, contract: &Contract) -> Self::Checked;
+    /// The contract's verdict on this reply (`Contract::check`'s).
+    fn check_with(&self, contract: &Contract) -> Verdict;
 }
 
 impl Reply for &'static str {
-    type Checked = Verdict;
     fn check_with(&self, contract: &Contract) -> Verdict {
         contract.check_str(self)
     }
 }
 
 impl Reply for String {
-    type Checked = Verdict;
     fn check_with(&self, contract: &Contract) -> Verdict {
         contract.check_str(self)
     }
 }
 
 impl Reply for Vec<u8> {
-    type Checked = Verdict;
     fn check_with(&self, contract: &Contract) -> Verdict {
         contract.check(self)
     }
 }
 
-/// A chunk's replies and what checking each gave, in order, or why it
-/// could not be checked.
-pub type Chunk<R> = Result<(Vec<R>, Vec<<R as Reply>::Checked>), String>;
+/// A chunk's replies and their verdicts, in order, or why it could not be
+/// checked.
+pub type Chunk<R> = Result<(Vec<R>, Vec<Verdict>), String>;
 
 /// A chunk to check, with its place.
 type Job<R> = (usize, Vec<R>);
@@ -97,7 +89,7 @@ struct Queue<R> {
 /// assert_eq!(outcomes, ["accepted", "refused", "accepted"]);
 /// # Ok::<(), String>(())
 /// ```
-pub struct CheckAhead<R: Reply> {
+pub struct CheckAhead<R> {
     contract: Arc<Contract>,
     chunk: Vec<R>,
     /// Chunks sent to the pool.
@@ -248,7 +240,7 @@ fn drain<R: Reply>(queue: &Mutex<Queue<R>>, contract: &Contract, done: &Sender<C
     }
 }
 
-impl<R: Reply> Drop for CheckAhead<R> {
+impl<R> Drop for CheckAhead<R> {
     /// Chunks no task has taken are dropped here, on the caller's thread
     /// (a binding's handles with it, where its runtime's lock is held), not
     /// checked for nobody: the caller stopped early (an error in its input).
@@ -353,7 +345,6 @@ mod tests {
     struct Counted(Arc<(std::sync::atomic::AtomicUsize, std::sync::atomic::AtomicUsize)>);
 
     impl Reply for Counted {
-        type Checked = Verdict;
         fn check_with(&self, contract: &Contract) -> Verdict {
             use std::sync::atomic::Ordering::SeqCst;
             let (now, most) = &*self.0;
