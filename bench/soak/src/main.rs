@@ -164,7 +164,7 @@ async fn main() {
         .spawn()
         .expect("vouch serve");
     let pid = child.id();
-    let _child = Killed(child);
+    let gateway = Killed(child);
     let url = format!("http://127.0.0.1:{port}/v1/chat/completions");
     let client = reqwest::Client::builder().no_proxy().build().expect("client");
     for _ in 0..100 {
@@ -285,6 +285,8 @@ async fn main() {
     let rss = (0, 0, 0.0, rss_ok);
     let fds = (0, 0, 0.0, fds_ok);
     let _ = std::fs::remove_dir_all(&dir);
+    // `exit` runs no destructor: the gateway is stopped first, pass or fail.
+    drop(gateway);
     if !(rss.3 && fds.3) {
         std::process::exit(1);
     }
