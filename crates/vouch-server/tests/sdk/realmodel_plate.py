@@ -19,43 +19,55 @@ PROMPTS = [
     "The photo shows a plate with smeared, unreadable printing on it. Read it back.",
 ]
 
+# json_schema: the contract named in response_format. json_object: named by the
+# x-vouch-contract header instead, as a client that only knows JSON mode would.
+# Either way the gateway sends the contract's own response_format upstream,
+# which llama-server turns into a grammar.
+MODES = {
+    "json_schema": ({"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}}, {}),
+    "json_object": ({"type": "json_object"}, {"x-vouch-contract": "plate"}),
+}
+
 client = OpenAI(base_url=os.environ["VOUCH_BASE_URL"], api_key=os.environ["VOUCH_TOKEN"], max_retries=0, timeout=300.0)
-for prompt in PROMPTS:
-    for stream in (False, True):
-        seen = {"prompt": prompt, "stream": stream}
-        try:
-            if stream:
-                content = ""
-                last = None
-                for chunk in client.chat.completions.create(
-                    model="smollm2",
-                    messages=[{"role": "user", "content": prompt}],
-                    response_format={"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}},
-                    temperature=0,
-                    max_tokens=200,
-                    stream=True,
-                ):
-                    if chunk.choices and chunk.choices[0].delta.content:
-                        content += chunk.choices[0].delta.content
-                    last = chunk
-                seen["outcome"] = "accepted"
-                seen["content"] = content
-                seen["vouch"] = (last.model_extra or {}).get("vouch") if last is not None else None
-            else:
-                r = client.chat.completions.create(
-                    model="smollm2",
-                    messages=[{"role": "user", "content": prompt}],
-                    response_format={"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}},
-                    temperature=0,
-                    max_tokens=200,
-                )
-                seen["outcome"] = "accepted"
-                seen["content"] = r.choices[0].message.content
-                seen["vouch"] = (r.model_extra or {}).get("vouch")
-        except openai.APIError as e:
-            body = e.body if isinstance(e.body, dict) else {}
-            seen["outcome"] = "refused"
-            seen["status"] = getattr(e, "status_code", None)
-            seen["code"] = e.code
-            seen["problems"] = [p.get("code") for p in body.get("problems", [])]
-        print(json.dumps(seen), flush=True)
+for mode, (response_format, headers) in MODES.items():
+    for prompt in PROMPTS:
+        for stream in (False, True):
+            seen = {"mode": mode, "prompt": prompt, "stream": stream}
+            try:
+                if stream:
+                    content = ""
+                    last = None
+                    for chunk in client.chat.completions.create(
+                        model="smollm2",
+                        messages=[{"role": "user", "content": prompt}],
+                        response_format=response_format,
+                        extra_headers=headers,
+                        temperature=0,
+                        max_tokens=200,
+                        stream=True,
+                    ):
+                        if chunk.choices and chunk.choices[0].delta.content:
+                            content += chunk.choices[0].delta.content
+                        last = chunk
+                    seen["outcome"] = "accepted"
+                    seen["content"] = content
+                    seen["vouch"] = (last.model_extra or {}).get("vouch") if last is not None else None
+                else:
+                    r = client.chat.completions.create(
+                        model="smollm2",
+                        messages=[{"role": "user", "content": prompt}],
+                        response_format=response_format,
+                        extra_headers=headers,
+                        temperature=0,
+                        max_tokens=200,
+                    )
+                    seen["outcome"] = "accepted"
+                    seen["content"] = r.choices[0].message.content
+                    seen["vouch"] = (r.model_extra or {}).get("vouch")
+            except openai.APIError as e:
+                body = e.body if isinstance(e.body, dict) else {}
+                seen["outcome"] = "refused"
+                seen["status"] = getattr(e, "status_code", None)
+                seen["code"] = e.code
+                seen["problems"] = [p.get("code") for p in body.get("problems", [])]
+            print(json.dumps(seen), flush=True)
