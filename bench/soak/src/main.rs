@@ -9,7 +9,7 @@
 
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -55,6 +55,37 @@ fn sse(pieces: Vec<String>, every: Duration, end: bool) -> Response {
     r
 }
 
+/// The mix is dealt, not drawn: each run of 100 draws from one `Deck` holds
+/// every outcome exactly as often as its share says, in a shuffled order.
+/// Drawn at random, the number of (say) endless streams a minute varies by
+/// about ±5 % on its own (Poisson), and so does the memory they hold: noise in
+/// the load, not in the gateway, of the size the check is for.
+struct Deck {
+    order: Vec<u32>,
+    next: AtomicU64,
+}
+
+impl Deck {
+    fn new(seed: u64) -> Self {
+        let mut order: Vec<u32> = (0..100).collect();
+        fastrand::Rng::with_seed(seed).shuffle(&mut order);
+        Self { order, next: AtomicU64::new(0) }
+    }
+
+    /// The next card, in 0..100.
+    fn draw(&self) -> u32 {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        self.order.get((i % 100) as usize).copied().unwrap_or(0)
+    }
+}
+
+// One deck for the upstream's whole replies, one for its streams, and one
+// each for the clients' choices (streamed or not; hanging up or not).
+static WHOLE: LazyLock<Deck> = LazyLock::new(|| Deck::new(1));
+static STREAMS: LazyLock<Deck> = LazyLock::new(|| Deck::new(2));
+static STREAMED: LazyLock<Deck> = LazyLock::new(|| Deck::new(3));
+static GIVES_UP: LazyLock<Deck> = LazyLock::new(|| Deck::new(4));
+
 fn split(s: &str, n: usize) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
     chars.chunks(chars.len().div_ceil(n).max(1)).map(|c| c.iter().collect()).collect()
@@ -62,7 +93,7 @@ fn split(s: &str, n: usize) -> Vec<String> {
 
 async fn upstream(body: Bytes) -> Response {
     let streamed = serde_json::from_slice::<Value>(&body).ok().and_then(|v| v["stream"].as_bool()).unwrap_or(false);
-    let roll = fastrand::u32(0..100);
+    let roll = if streamed { STREAMS.draw() } else { WHOLE.draw() };
     let json_ok = |text: String| ([(header::CONTENT_TYPE, "application/json")], text).into_response();
     if streamed {
         let mut good: Vec<String> = split(CLEAN, 6).iter().map(|p| chunk(p)).collect();
@@ -191,8 +222,8 @@ async fn main() {
         tick.tick().await;
         let (client, url, tally) = (client.clone(), url.clone(), Arc::clone(&counts));
         tokio::spawn(async move {
-            let stream = fastrand::u32(0..100) < 40;
-            let gives_up = fastrand::u32(0..100) < 5;
+            let stream = STREAMED.draw() < 40;
+            let gives_up = GIVES_UP.draw() < 5;
             let body = json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": "Read back the plate."}],
                               "response_format": {"type": "json_schema", "json_schema": {"name": "plate", "schema": {}}}});
             let mut req = client.post(&url).json(&body);
