@@ -155,7 +155,8 @@ enum Command {
 
 /// mimalloc, not glibc's malloc: the gateway's tasks move between worker
 /// threads, and glibc's arena locks were contended where memory allocated on
-/// one thread is freed on another (see bench/gateway).
+/// one thread is freed on another (see bench/gateway). Built without its
+/// transparent-huge-page advice (`no_thp`): see bench/soak.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
