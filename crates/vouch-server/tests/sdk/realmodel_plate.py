@@ -29,41 +29,36 @@ MODES = {
 }
 
 client = OpenAI(base_url=os.environ["VOUCH_BASE_URL"], api_key=os.environ["VOUCH_TOKEN"], max_retries=0, timeout=300.0)
+
+
+def ask(prompt, response_format, headers, stream):
+    """The content and the vouch object the SDK handed over (raises on a refusal)."""
+    request = {
+        "model": "smollm2",
+        "messages": [{"role": "user", "content": prompt}],
+        "response_format": response_format,
+        "extra_headers": headers,
+        "temperature": 0,
+        "max_tokens": 200,
+    }
+    if not stream:
+        r = client.chat.completions.create(**request)
+        return r.choices[0].message.content, (r.model_extra or {}).get("vouch")
+    content, last = "", None
+    for chunk in client.chat.completions.create(**request, stream=True):
+        if chunk.choices and chunk.choices[0].delta.content:
+            content += chunk.choices[0].delta.content
+        last = chunk
+    return content, (last.model_extra or {}).get("vouch") if last is not None else None
+
+
 for mode, (response_format, headers) in MODES.items():
     for prompt in PROMPTS:
         for stream in (False, True):
             seen = {"mode": mode, "prompt": prompt, "stream": stream}
             try:
-                if stream:
-                    content = ""
-                    last = None
-                    for chunk in client.chat.completions.create(
-                        model="smollm2",
-                        messages=[{"role": "user", "content": prompt}],
-                        response_format=response_format,
-                        extra_headers=headers,
-                        temperature=0,
-                        max_tokens=200,
-                        stream=True,
-                    ):
-                        if chunk.choices and chunk.choices[0].delta.content:
-                            content += chunk.choices[0].delta.content
-                        last = chunk
-                    seen["outcome"] = "accepted"
-                    seen["content"] = content
-                    seen["vouch"] = (last.model_extra or {}).get("vouch") if last is not None else None
-                else:
-                    r = client.chat.completions.create(
-                        model="smollm2",
-                        messages=[{"role": "user", "content": prompt}],
-                        response_format=response_format,
-                        extra_headers=headers,
-                        temperature=0,
-                        max_tokens=200,
-                    )
-                    seen["outcome"] = "accepted"
-                    seen["content"] = r.choices[0].message.content
-                    seen["vouch"] = (r.model_extra or {}).get("vouch")
+                seen["content"], seen["vouch"] = ask(prompt, response_format, headers, stream)
+                seen["outcome"] = "accepted"
             except openai.APIError as e:
                 body = e.body if isinstance(e.body, dict) else {}
                 seen["outcome"] = "refused"
