@@ -73,11 +73,15 @@ fn the_plate_gate_through_the_gateway_with_the_python_sdk() {
             accepted += 1;
             let content = v["content"].as_str().unwrap();
             assert!(plate.check(content).is_accepted(), "handed over, yet not accepted by the contract: {content}");
+            // Named in response_format or by header, the plate contract is the one enforced.
+            assert_eq!(v["vouch"]["contract"], "plate", "{line}");
             let compact = serde_json::from_str::<Value>(content).map_or_else(|_| content.to_owned(), |c| c.to_string());
             println!("| {} | {} | accepted | {rounds} | `{compact}` | {} |", v["mode"], v["stream"], v["prompt"]);
         } else {
             let code = v["code"].as_str().unwrap_or("");
             assert!(!code.is_empty(), "a refusal names its code: {line}");
+            // A contract refusal, not a request the gateway turned away (a 400).
+            assert_eq!(v["status"], 422, "{line}");
             // A refusal is the model's doing, not a model that was never reached.
             assert!(!code.starts_with("upstream_"), "the model did not answer through the gateway: {line}");
             println!("| {} | {} | refused | | {code} {} | {} |", v["mode"], v["stream"], v["problems"], v["prompt"]);
