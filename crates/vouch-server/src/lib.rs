@@ -614,8 +614,16 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use axum::serve::ListenerExt as _;
     let g = Arc::clone(&gateway);
     let app = gateway.router();
+    // A stream's events are small writes: Nagle's algorithm would hold one
+    // back until the client acknowledged the one before.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY not set on a connection: {e}");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
