@@ -640,12 +640,13 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             return Ok(Cow::Borrowed(run));
         }
-        // An escape (or the end): the content written out as bytes. A string
-        // with one escape mostly has many (JSON inside a string escapes every
-        // quote), so the one-letter escapes are taken on the spot.
-        let mut out: Vec<u8> = Vec::with_capacity(2 * (self.pos - run_start) + 16);
-        out.extend_from_slice(self.bytes.get(run_start..self.pos).unwrap_or_default());
-        let mut wide = String::new();
+        // An escape (or the end): the content written out. A string with one
+        // escape mostly has many (JSON inside a string escapes every quote),
+        // so the one-letter escapes are taken on the spot. The runs between
+        // escapes end at an ASCII byte, so each is a `&str` of the text as it
+        // stands: the content is built as UTF-8 without checking it again.
+        let mut out = String::with_capacity(2 * (self.pos - run_start) + 16);
+        self.push_run(&mut out, run_start)?;
         loop {
             match self.peek() {
                 None => return Err(self.eof_or("unterminated string")),
@@ -655,25 +656,23 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'\\') => {
                     let simple = match self.bytes.get(self.pos + 1) {
-                        Some(b'"') => Some(b'"'),
-                        Some(b'\\') => Some(b'\\'),
-                        Some(b'/') => Some(b'/'),
-                        Some(b'b') => Some(0x08),
-                        Some(b'f') => Some(0x0c),
-                        Some(b'n') => Some(b'\n'),
-                        Some(b'r') => Some(b'\r'),
-                        Some(b't') => Some(b'\t'),
+                        Some(b'"') => Some('"'),
+                        Some(b'\\') => Some('\\'),
+                        Some(b'/') => Some('/'),
+                        Some(b'b') => Some('\u{8}'),
+                        Some(b'f') => Some('\u{c}'),
+                        Some(b'n') => Some('\n'),
+                        Some(b'r') => Some('\r'),
+                        Some(b't') => Some('\t'),
                         _ => None,
                     };
-                    if let Some(b) = simple {
-                        out.push(b);
+                    if let Some(c) = simple {
+                        out.push(c);
                         self.pos += 2;
                     } else {
                         // `\u` (or a bad escape): read as ever, to its very errors.
                         self.pos += 1;
-                        wide.clear();
-                        self.escape(Some(&mut wide))?;
-                        out.extend_from_slice(wide.as_bytes());
+                        self.escape(Some(&mut out))?;
                     }
                 }
                 Some(b) if b < 0x20 => {
@@ -682,15 +681,24 @@ impl<'a> Parser<'a> {
                 Some(_) => {
                     let from = self.pos;
                     self.pos = plain_run_end(self.bytes, from);
-                    out.extend_from_slice(self.bytes.get(from..self.pos).unwrap_or_default());
+                    self.push_run(&mut out, from)?;
                 }
             }
         }
-        // The text is UTF-8 and every escape wrote a whole character: this
-        // cannot fail (and would be refused, not read, if it did).
-        String::from_utf8(out)
-            .map(Cow::Owned)
-            .map_err(|_| self.err(ProblemCode::NotJson, "not JSON: invalid UTF-8 in a string"))
+        Ok(Cow::Owned(out))
+    }
+
+    /// Append the text from `from` to the position to `out`. Both ends are
+    /// at a character's boundary (the start of the string or an ASCII byte):
+    /// a slice that were not would be refused, never dropped.
+    fn push_run(&self, out: &mut String, from: usize) -> Result<(), ReadError> {
+        match self.text.get(from..self.pos) {
+            Some(run) => {
+                out.push_str(run);
+                Ok(())
+            }
+            None => Err(self.err(ProblemCode::NotJson, "not JSON: invalid UTF-8 in a string")),
+        }
     }
 
     /// The escape after a backslash, written to `out` (none: only checked).
@@ -803,5 +811,34 @@ mod tests {
         }
         assert!(short_decimal("1e23").is_none());
         assert!(short_decimal("1.2345678901234567").is_none());
+    }
+
+    proptest::proptest! {
+        /// A string's content, however it is escaped (as written, every
+        /// character as `\u` escapes, or a mix with runs of any script
+        /// between escapes), is read back as the very characters, as
+        /// serde_json reads it.
+        #[test]
+        fn strings_read_back_as_written_however_escaped(s in "\\PC{0,40}|[\\x00-\\x7f\u{e9}\u{4e2d}\u{1f600}\"\\\\]{0,40}", every in 0usize..4) {
+            let plain = serde_json::to_string(&s).unwrap_or_default();
+            let mut escaped = String::from("\"");
+            for (i, c) in s.chars().enumerate() {
+                if every > 0 && i % every == 0 {
+                    let mut units = [0u16; 2];
+                    for u in c.encode_utf16(&mut units) {
+                        escaped.push_str(&format!("\\u{u:04x}"));
+                    }
+                } else {
+                    let one = serde_json::to_string(&c.to_string()).unwrap_or_default();
+                    escaped.push_str(one.get(1..one.len() - 1).unwrap_or_default());
+                }
+            }
+            escaped.push('"');
+            for text in [plain, escaped] {
+                let ours = crate::read_json(&text, 8).map_err(|e| e.message);
+                let theirs: Result<serde_json::Value, _> = serde_json::from_str(&text);
+                proptest::prop_assert_eq!(ours, theirs.map_err(|e| e.to_string()), "{}", text);
+            }
+        }
     }
 }
