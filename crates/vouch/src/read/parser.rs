@@ -635,8 +635,7 @@ impl<'a> Parser<'a> {
         let run_start = self.pos;
         self.pos = plain_run_end(self.bytes, self.pos);
         if self.peek() == Some(b'"') {
-            let text: &'a str = self.text;
-            let run = text.get(run_start..self.pos).unwrap_or_default();
+            let run = self.run(run_start)?;
             self.pos += 1;
             return Ok(Cow::Borrowed(run));
         }
@@ -646,7 +645,7 @@ impl<'a> Parser<'a> {
         // escapes end at an ASCII byte, so each is a `&str` of the text as it
         // stands: the content is built as UTF-8 without checking it again.
         let mut out = String::with_capacity(2 * (self.pos - run_start) + 16);
-        self.push_run(&mut out, run_start)?;
+        out.push_str(self.run(run_start)?);
         loop {
             match self.peek() {
                 None => return Err(self.eof_or("unterminated string")),
@@ -681,24 +680,19 @@ impl<'a> Parser<'a> {
                 Some(_) => {
                     let from = self.pos;
                     self.pos = plain_run_end(self.bytes, from);
-                    self.push_run(&mut out, from)?;
+                    out.push_str(self.run(from)?);
                 }
             }
         }
         Ok(Cow::Owned(out))
     }
 
-    /// Append the text from `from` to the position to `out`. Both ends are
-    /// at a character's boundary (the start of the string or an ASCII byte):
-    /// a slice that were not would be refused, never dropped.
-    fn push_run(&self, out: &mut String, from: usize) -> Result<(), ReadError> {
-        match self.text.get(from..self.pos) {
-            Some(run) => {
-                out.push_str(run);
-                Ok(())
-            }
-            None => Err(self.err(ProblemCode::NotJson, "not JSON: invalid UTF-8 in a string")),
-        }
+    /// The text from `from` to the position: a run of a string's content.
+    /// Both ends are at a character's boundary (the start of the content or
+    /// an ASCII byte): a slice that were not would be refused, never dropped.
+    fn run(&self, from: usize) -> Result<&'a str, ReadError> {
+        let text: &'a str = self.text;
+        text.get(from..self.pos).ok_or_else(|| self.err(ProblemCode::NotJson, "not JSON: invalid UTF-8 in a string"))
     }
 
     /// The escape after a backslash, written to `out` (none: only checked).
