@@ -55,20 +55,39 @@ def test_check_many_releases_the_gil_too() -> None:
     assert spins > 10_000, spins
 
 
-def test_threads_checking_concurrently_scale() -> None:
-    replies = [BIG] * 8
+def test_threads_checking_concurrently_run_at_once() -> None:
+    """Two threads calling `check` run on two cores at once: the CPU time the
+    two spend inside their checks adds up to clearly more than the wall time
+    they took. With the GIL held through a check, the waiting thread sleeps
+    on the lock (no CPU), so the sum stays at the wall time, however fast or
+    slow the machine is; the wall-clock speed-up is printed, not asserted
+    (bench/python measures speed)."""
+    replies = [BIG] * 6
 
-    def run(threads: int) -> float:
-        start = time.perf_counter()
+    def both(threads: int) -> Tuple[float, float]:
+        """The threads' CPU time inside their checks, summed, and the wall
+        time from the first start to the last end."""
+        start_line = threading.Barrier(threads)
+
+        def run(_: int) -> Tuple[float, float, float]:
+            start_line.wait()
+            begin, cpu = time.perf_counter(), time.thread_time()
+            assert all(CONTRACT.check(r).accepted for r in replies)
+            return time.thread_time() - cpu, begin, time.perf_counter()
+
         with ThreadPoolExecutor(threads) as pool:
-            assert all(v.accepted for v in pool.map(CONTRACT.check, replies))
-        return time.perf_counter() - start
+            times = list(pool.map(run, range(threads)))
+        return sum(t[0] for t in times), max(t[2] for t in times) - min(t[1] for t in times)
 
-    run(2)  # warm up
-    one, two = min(run(1) for _ in range(3)), min(run(2) for _ in range(3))
+    both(2)  # warm up
+    one_cpu, one_wall = min(both(1) for _ in range(3))
+    runs = [both(2) for _ in range(3)]
+    overlap = max(cpu / wall for cpu, wall in runs)
+    two_wall = min(wall for _, wall in runs)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    print(f"\nthreads calling check: 1 thread {one:.3f} s, 2 threads {two:.3f} s: {one / two:.2f}x on {cores} cores")
+    print(
+        f"\nthreads calling check: 1 thread {one_wall:.3f} s, 2 threads {two_wall:.3f} s for twice the replies "
+        f"({2 * one_wall / two_wall:.2f}x the throughput); CPU time / wall time with 2 threads {overlap:.2f} on {cores} cores"
+    )
     if cores >= 2:
-        # Not a benchmark (bench/python has those): a GIL held during the
-        # check gives 1.0x; released, two threads take clearly less time.
-        assert one / two > 1.25, (one, two)
+        assert overlap > 1.5, runs
