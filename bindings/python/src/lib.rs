@@ -424,6 +424,12 @@ impl Verdict {
         self.decided() == Some(false)
     }
 
+    /// Test hook, not API: the value is built already (`check_many(raws, value=True)`).
+    #[getter]
+    fn _value_built(&self) -> bool {
+        self.value.get().is_some()
+    }
+
     /// The contract accepted the reply (it may still carry findings).
     #[getter]
     fn accepted(&self) -> bool {
@@ -703,15 +709,25 @@ impl Contract {
     /// checked on the pool as they are read from `raws`, while this thread
     /// (holding the GIL) reads the next and wraps the verdicts already made;
     /// the GIL is let go every 256 replies (another thread's turn) and
-    /// while the last ones are checked.
-    fn check_many<'py>(&self, py: Python<'py>, raws: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    /// while the last ones are checked. With `value=True` each accepted
+    /// verdict's value is built by this thread as soon as its chunk is
+    /// back, while the pool checks the next ones, instead of by the caller
+    /// after every check is done (when nothing else is left to run beside
+    /// it): the same objects `verdict.value` would build on first access.
+    #[pyo3(signature = (raws, *, value = false))]
+    fn check_many<'py>(&self, py: Python<'py>, raws: &Bound<'py, PyAny>, value: bool) -> PyResult<Bound<'py, PyList>> {
         let mut ahead = vouch_bind::CheckAhead::new(Arc::clone(&self.inner));
         let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
         let take = |ahead: &mut vouch_bind::CheckAhead<Raw>, out: &mut Vec<Bound<'py, Verdict>>| -> PyResult<()> {
             while let Some(chunk) = ahead.ready() {
                 let (_replies, verdicts) = chunk.map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
                 for v in verdicts {
-                    out.push(Bound::new(py, Verdict::new(v))?);
+                    let verdict = Verdict::new(v);
+                    if value {
+                        // Sets the verdict's cell; a refusal's is `None`, built on read.
+                        verdict.value(py)?;
+                    }
+                    out.push(Bound::new(py, verdict)?);
                 }
             }
             Ok(())

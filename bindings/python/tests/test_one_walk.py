@@ -171,3 +171,18 @@ def test_check_many_gives_check_s_verdicts_in_order(corpus: List[Dict[str, Any]]
     with pytest.raises(TypeError, match="each reply must be str or bytes, not int"):
         contract.check_many(raws[:700] + [7] + raws[700:])
     assert contract.check_many([]) == []
+
+
+def test_check_many_builds_the_values_ahead_when_asked(corpus: List[Dict[str, Any]]) -> None:
+    cs = contracts("lenient")
+    for name, contract in cs.items():
+        rows = [row for row in corpus if row["contract"] == name][:1200]
+        raws: List[Any] = [row["raw"] if i % 4 else row["raw"].encode() for i, row in enumerate(rows)]
+        ahead = contract.check_many(raws, value=True)
+        # Built before anyone reads them, for every accepted verdict and no other.
+        assert [v._value_built for v in ahead] == [v.accepted for v in ahead]
+        assert any(v.accepted for v in ahead) and any(not v.accepted for v in ahead)
+        assert not any(v._value_built for v in contract.check_many(raws))
+        usual = [contract.check(r) for r in raws]
+        assert [v.value for v in ahead] == [v.value for v in usual]
+        assert [v.to_json() for v in ahead] == [v.to_json() for v in usual]

@@ -75,6 +75,9 @@ class Verdict:
     def _held_unreported(self) -> bool:
         """Test hook, not API: refused, the report not yet written."""
     @property
+    def _value_built(self) -> bool:
+        """Test hook, not API: the value is built already."""
+    @property
     def value(self) -> Any:
         """The vouched value as Python objects; ``None`` when refused."""
     @property
@@ -128,7 +131,10 @@ class Contract:
     def parse(self, raw: Union[str, bytes], model: Type[M]) -> M:
         """``model`` built from the vouched JSON in Pydantic's strict mode, or
         :class:`vouch.Refused`."""
-    def check_many(self, raws: Iterable[Union[str, bytes]]) -> List[Verdict]: ...
+    def check_many(self, raws: Iterable[Union[str, bytes]], *, value: bool = False) -> List[Verdict]:
+        """Every reply's verdict, in order, checked across all cores; with
+        ``value=True`` each accepted value is built while the pool checks the
+        next replies."""
     def stream(self) -> StreamCheck: ...
     def prompt(self) -> str: ...
     def schema(self, provider: str = "openai", name: Optional[str] = None) -> Dict[str, Any]: ...
