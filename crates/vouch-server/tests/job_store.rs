@@ -164,7 +164,8 @@ impl Drop for RedisServer {
 }
 
 fn redis_server() -> Option<RedisServer> {
-    if let Ok(url) = std::env::var("VOUCH_TEST_REDIS") {
+    // Set and empty counts as unset (`VOUCH_TEST_REDIS= cargo test`).
+    if let Some(url) = std::env::var("VOUCH_TEST_REDIS").ok().filter(|u| !u.is_empty()) {
         return Some(RedisServer(None, url));
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
