@@ -1174,6 +1174,7 @@ impl NumberState {
 impl<'c> SinglePass<'c> {
     /// A pass for a reply to the contract with these parts.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn new(
         nodes: &'c [Node],
         plans: &'c [Plan],
@@ -1221,6 +1222,7 @@ impl<'c> SinglePass<'c> {
 
     /// Report every certain failure of a whole reply, in the full path's
     /// words and order, instead of stopping at the first.
+    #[inline(always)]
     pub(crate) fn reporting(&mut self) {
         self.report = Some(Vec::new());
         // A contract with an unwrap tries it only on a reply that does not

@@ -380,6 +380,10 @@ impl Contract {
 
     /// A single pass over a whole reply, reporting every certain failure
     /// (see [`SinglePass::reporting`]).
+    // Inlined, with `single_pass`, `SinglePass::new` and `reporting`, so the
+    // pass (352 bytes) is built where the check uses it instead of built and
+    // then copied: the copy was 4-9 % of an accepted plate reply's time.
+    #[inline(always)]
     pub(crate) fn whole_pass(&self) -> SinglePass<'_> {
         let mut pass = self.single_pass(false);
         pass.reporting();
@@ -388,6 +392,7 @@ impl Contract {
 
     /// A single pass over a reply to this contract (`partials`: keeping
     /// what [`SinglePass::partial`] needs).
+    #[inline(always)]
     pub(crate) fn single_pass(&self, partials: bool) -> SinglePass<'_> {
         let limits = (self.limits.max_depth, self.limits.max_problems, self.limits.max_repairs);
         SinglePass::new(&self.nodes, &self.plans, self.root, limits, self.integers, self.unwrap, partials)
