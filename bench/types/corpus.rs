@@ -41,28 +41,31 @@ pub fn load_corpus(path: &Path) -> Result<Vec<Reply>, String> {
 }
 
 /// What both binaries are told: `CORPUS_DIR [--iterations N] [--contracts DIR]`,
-/// and `compare`'s `--baseline BIN`.
+/// and `compare`'s `--baseline BIN` and `--rounds N`.
 pub struct Args {
     pub dir: PathBuf,
     pub iterations: usize,
     pub contracts: PathBuf,
     pub baseline: Option<PathBuf>,
+    /// Rounds of peers-then-vouch (compare's; 3 unless told).
+    pub rounds: usize,
 }
 
 /// The command line's [`Args`]; `None` without a corpus folder (the caller prints its usage).
 pub fn args() -> Option<Args> {
     let mut args = std::env::args().skip(1);
-    let (mut dir, mut iterations, mut contracts, mut baseline) =
-        (None, 5, PathBuf::from("../shared/bench/contracts"), None);
+    let (mut dir, mut iterations, mut contracts, mut baseline, mut rounds) =
+        (None, 5, PathBuf::from("../shared/bench/contracts"), None, 3);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--iterations" => iterations = args.next().and_then(|n| n.parse().ok()).unwrap_or(5),
             "--contracts" => contracts = args.next().map(PathBuf::from).unwrap_or(contracts),
             "--baseline" => baseline = args.next().map(PathBuf::from),
+            "--rounds" => rounds = args.next().and_then(|n| n.parse().ok()).filter(|n| *n > 0).unwrap_or(3),
             _ => dir = Some(PathBuf::from(a)),
         }
     }
-    Some(Args { dir: dir?, iterations, contracts, baseline })
+    Some(Args { dir: dir?, iterations, contracts, baseline, rounds })
 }
 
 /// The corpus files (and slices of them) the rows run over, with the bench

@@ -1,8 +1,13 @@
-//! `compare CORPUS_DIR [--iterations N] [--contracts DIR] [--baseline BIN]`:
+//! `compare CORPUS_DIR [--iterations N] [--rounds N] [--contracts DIR] [--baseline BIN]`:
 //! in one run, on one core, over the benchmark corpus held in memory, the
 //! throughput of vouch and of what users would otherwise run (parse,
 //! validate, deserialize), and how many faulty replies each accepts. Ends
 //! with machine-readable `ratio …` lines.
+//!
+//! The peers and vouch take turns, `--rounds` times (3 unless told): the
+//! peers' binary, then vouch's rows, then the peers again… Each row keeps
+//! its best time over the rounds, so a slow spell of a shared machine (they
+//! last seconds) falls on both sides instead of on whichever ran in it.
 //!
 //! The peers' rows come from `bench/baseline`, a workspace of its own built
 //! as those users build it (no feature this workspace turns on, serde_json's
@@ -143,6 +148,17 @@ fn baseline_rows(
     Ok(rows)
 }
 
+/// Each row of `round` into `best`: its time where it beat the rounds before.
+fn keep_best(best: &mut Vec<Row>, round: Vec<Row>) {
+    for row in round {
+        match best.iter_mut().find(|b| b.name == row.name) {
+            Some(b) if row.seconds < b.seconds => *b = row,
+            Some(_) => {}
+            None => best.push(row),
+        }
+    }
+}
+
 fn seconds(rows: &[Row], name: &str) -> f64 {
     rows.iter().find(|r| r.name == name).map_or(f64::NAN, |r| r.seconds)
 }
@@ -171,23 +187,30 @@ fn print_table(label: &str, corpus: &[Reply], rows: &[Row]) {
 }
 
 fn main() -> std::process::ExitCode {
-    let Some(corpus::Args { dir, iterations, contracts: contracts_dir, baseline }) = corpus::args() else {
-        eprintln!("usage: compare CORPUS_DIR [--iterations N] [--contracts DIR] [--baseline BIN]   (make the corpus with ../shared/bench/gen.py)");
+    let Some(corpus::Args { dir, iterations, contracts: contracts_dir, baseline, rounds }) = corpus::args() else {
+        eprintln!("usage: compare CORPUS_DIR [--iterations N] [--rounds N] [--contracts DIR] [--baseline BIN]   (make the corpus with ../shared/bench/gen.py)");
         return std::process::ExitCode::from(2);
     };
     // Built beside this binary by default: target/release/baseline.
     let baseline =
         baseline.or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("baseline"))).unwrap_or_default();
     let run = || -> Result<(), String> {
-        let mut peers = baseline_rows(&baseline, &dir, &contracts_dir, iterations)?;
-        let mut results: BTreeMap<&str, Vec<Row>> = BTreeMap::new();
+        let mut loaded = Vec::new();
         for (file, names) in corpus::FILES {
-            let corpus = corpus::load_file(&dir, file)?;
-            let contracts = load_contracts(&contracts_dir, names)?;
-            let mut rows = peers.remove(*file).ok_or_else(|| format!("the baseline gave no rows for {file}"))?;
-            rows.extend(vouch_rows(&corpus, &contracts, iterations));
-            print_table(file, &corpus, &rows);
-            results.insert(file, rows);
+            loaded.push((*file, corpus::load_file(&dir, file)?, load_contracts(&contracts_dir, names)?));
+        }
+        let mut results: BTreeMap<&str, Vec<Row>> = BTreeMap::new();
+        for round in 1..=rounds {
+            eprintln!("compare: round {round} of {rounds}: the peers, then vouch");
+            let mut peers = baseline_rows(&baseline, &dir, &contracts_dir, iterations)?;
+            for (file, corpus, contracts) in &loaded {
+                let mut rows = peers.remove(*file).ok_or_else(|| format!("the baseline gave no rows for {file}"))?;
+                rows.extend(vouch_rows(corpus, contracts, iterations));
+                keep_best(results.entry(file).or_default(), rows);
+            }
+        }
+        for (file, corpus, _) in &loaded {
+            print_table(file, corpus, results.get(file).map_or(&[][..], Vec::as_slice));
         }
         println!();
         let ratio = |file: &str, base: &str, name: &str| {
