@@ -114,14 +114,20 @@ if (mode === "--many") {
   const many = {};
   const runs = [["1", [], 1], ["2", [], 2]];
   if (spawnSync("taskset", ["-c", "0", "true"]).status === 0) runs.push(["1core", ["taskset", "-c", "0"], 1]);
-  for (const [key, prefix, threads] of runs) {
-    const argv = [...prefix, process.execPath, fileURLToPath(import.meta.url), corpus, contracts, "--many"];
-    const r = spawnSync(argv[0], argv.slice(1), {
-      env: { ...process.env, RAYON_NUM_THREADS: String(threads) },
-      encoding: "utf8",
-    });
-    if (r.status !== 0) throw new Error(r.stderr);
-    many[key] = JSON.parse(r.stdout);
+  // Three rounds, the settings taking turns, each keeping its best: one process
+  // after another, a slow spell of the shared host otherwise falls on one
+  // setting and moves the ratio more than the setting does.
+  for (let round = 0; round < 3; round++) {
+    for (const [key, prefix, threads] of runs) {
+      const argv = [...prefix, process.execPath, fileURLToPath(import.meta.url), corpus, contracts, "--many"];
+      const r = spawnSync(argv[0], argv.slice(1), {
+        env: { ...process.env, RAYON_NUM_THREADS: String(threads) },
+        encoding: "utf8",
+      });
+      if (r.status !== 0) throw new Error(r.stderr);
+      const got = JSON.parse(r.stdout);
+      many[key] = many[key] ? many[key].map((x, i) => Math.max(x, got[i])) : got;
+    }
   }
   process.stdout.write(JSON.stringify({ replies: replies.length, rows, check_many: many, sink }));
 }
