@@ -233,14 +233,41 @@ fn tags(d: &crate::node::Discriminator) -> String {
 }
 
 pub(crate) fn list(values: &[Value]) -> String {
-    values
-        .iter()
-        .map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => excerpt(other),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut out = String::new();
+    push_list(&mut out, values);
+    out
+}
+
+/// [`list`], onto the end of `out`.
+fn push_list(out: &mut String, values: &[Value]) {
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        match v {
+            Value::String(s) => out.push_str(s),
+            other => out.push_str(&excerpt(other)),
+        }
+    }
+}
+
+/// The problem of a value that is none of `members` (an `enum`, or a
+/// choice of `const`s), at `path`: `expected` is `one of …`, the message
+/// `<path>: <got> is not one of …`. Written whole, the list and the excerpt
+/// made once each: a bad enum member is among the commonest refusals.
+fn not_one_of(code: ProblemCode, members: &[Value], v: &Value, path: &str) -> Problem {
+    let got = excerpt(v);
+    let mut expected = String::from("one of ");
+    push_list(&mut expected, members);
+    let listed = expected.get("one of ".len()..).unwrap_or_default();
+    let shown = display_path(path);
+    let mut message = String::with_capacity(shown.len() + got.len() + listed.len() + 20);
+    message.push_str(shown);
+    message.push_str(": ");
+    message.push_str(&got);
+    message.push_str(" is not one of ");
+    message.push_str(listed);
+    Problem::with_message(code, path, expected, got, message)
 }
 
 /// A problem's sentence without its leading path (for nesting in another).
@@ -447,12 +474,7 @@ impl Eval<'_> {
                 let same_type =
                     members.iter().any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
                 let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
-                ctx.fail(
-                    code,
-                    || format!("one of {}", list(members)),
-                    v,
-                    || format!("{} is not one of {}", excerpt(v), list(members)),
-                );
+                ctx.fail_with(|path| not_one_of(code, members, v, path));
                 return false;
             }
         }
@@ -1247,12 +1269,7 @@ impl Eval<'_> {
         }
         let same_type = values.iter().any(|m| Types::of(m) == Types::of(v) || (m.is_number() && v.is_number()));
         let code = if same_type { ProblemCode::NotAllowed } else { ProblemCode::WrongType };
-        Some(ctx.fail(
-            code,
-            || format!("one of {}", list(&values)),
-            v,
-            || format!("{} is not one of {}", excerpt(v), list(&values)),
-        ))
+        Some(ctx.fail_with(|path| not_one_of(code, &values, v, path)))
     }
 
     /// For a message: the first problem of each of the first few

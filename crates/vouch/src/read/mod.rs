@@ -48,16 +48,23 @@ pub(crate) fn position(text: &str, offset: usize) -> Position {
 }
 
 pub(crate) fn read_problem(text: &str, e: &parser::ReadError) -> Problem {
+    read_problem_hinted(text, e, "")
+}
+
+/// [`read_problem`], with `hint` after a syntax error's position (the
+/// room for it taken with the rest: no second allocation).
+fn read_problem_hinted(text: &str, e: &parser::ReadError, hint: &str) -> Problem {
     let pos = position(text, e.offset);
     // Written piece by piece: a refusal's report is on the hot path of every refused reply.
     let at = |lead: &str| {
-        let mut s = String::with_capacity(lead.len() + e.detail.len() + 32);
+        let mut s = String::with_capacity(lead.len() + e.detail.len() + 32 + hint.len());
         s.push_str(lead);
         s.push_str(&e.detail);
         s.push_str(" at line ");
         push_number(&mut s, pos.line);
         s.push_str(", column ");
         push_number(&mut s, pos.column);
+        s.push_str(hint);
         s
     };
     let (expected, sentence) = match e.code {
@@ -241,12 +248,12 @@ pub(crate) fn after_read_error(
 /// declared) found nothing: the read problem, with a hint for a code fence
 /// the contract does not unwrap.
 pub(crate) fn read_refusal(text: &str, e: &parser::ReadError, unwrap: Unwrap) -> Box<Problem> {
-    let mut p = read_problem(text, e);
-    if e.code == ProblemCode::NotJson && unwrap::fence_body(text).is_some() && !unwrap.fence {
-        p.message.push_str(" (the reply is a Markdown code fence, which this contract does not unwrap)");
-    }
-    Box::new(p)
+    let fenced = e.code == ProblemCode::NotJson && !unwrap.fence && unwrap::fence_body(text).is_some();
+    Box::new(read_problem_hinted(text, e, if fenced { FENCE_HINT } else { "" }))
 }
+
+/// Said of a fenced reply the contract does not unwrap.
+const FENCE_HINT: &str = " (the reply is a Markdown code fence, which this contract does not unwrap)";
 
 /// Whether the full path, reading `text`, would refuse it with exactly the
 /// read error `e` (found by another reader of the same grammar at the same
