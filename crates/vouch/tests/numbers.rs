@@ -119,10 +119,11 @@ fn profile(text: &str, big_integers: bool) -> Profile {
         if big_integers && fits {
             return Profile::Readable;
         }
-        // Held in 64 bits, it must also be exactly its double: readers of doubles then hold that very integer.
-        if fits {
-            return if shortest(f) == exact && of_double(f) == exact { Profile::Readable } else { Profile::Imprecise };
-        }
+        // Beyond ±(2^53−1) (and not taken as a 64-bit integer), it must also be
+        // exactly its double: readers of doubles then hold that very integer, as
+        // Python's `int` and `BigInt` do. Beyond 64 bits too: printing alike is
+        // not enough (18446744073709552000 is held by a double as 2^64).
+        return if shortest(f) == exact && of_double(f) == exact { Profile::Readable } else { Profile::Imprecise };
     }
     if shortest(f) == exact {
         Profile::Readable
@@ -142,6 +143,9 @@ fn number_text() -> impl Strategy<Value = String> {
         "-9007199254740993",
         "18446744073709551615",
         "18446744073709551616",
+        "18446744073709552000",
+        "-18446744073709552000",
+        "36893488147419103232",
         "9223372036854775807",
         "-9223372036854775808",
         "-9223372036854775809",

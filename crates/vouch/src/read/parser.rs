@@ -536,8 +536,13 @@ impl<'a> Parser<'a> {
         // Rust's float parser is correctly rounded; it yields infinity on
         // overflow, which JSON cannot carry and a consumer would read differently.
         let read = text.parse::<f64>().ok().filter(|f| f.is_finite());
+        // An integer beyond 64 bits is read as a double only where the double
+        // is that very integer (Python and BigInt readers hold the digits):
+        // printing alike is not enough (`18446744073709552000` is 2^64 + 384,
+        // held by a double as 2^64).
+        let holds = |f: f64| if integer { faithful_integer(text, f) } else { faithful(text, f) };
         match read.and_then(|f| Number::from_f64(f).map(|n| (n, f))) {
-            Some((n, f)) if faithful(text, f) => Ok(n),
+            Some((n, f)) if holds(f) => Ok(n),
             Some((_, f)) => Err(self.imprecise(start, text, f)),
             None => Err(ReadError {
                 code: ProblemCode::NumberOverflow,
