@@ -90,6 +90,12 @@ pub enum ProblemCode {
     /// limit allows: the model answered, but the answer needs more mending
     /// than cosmetic repairs are for. The repairer stops at the cap.
     TooManyRepairs,
+    /// Checking the value took more steps than the bound on a check: the
+    /// contract's combinators (`anyOf`, `allOf`, `oneOf`, `not`, `if`,
+    /// `$ref`) branch over and over on it (a chain of `anyOf`s of the same
+    /// `$ref`s doubles the work at each link). The check stops there and
+    /// the value is not vouched for.
+    TooComplex,
 }
 
 impl ProblemCode {
@@ -120,6 +126,7 @@ impl ProblemCode {
             Self::NoMatch => "no_match",
             Self::RepairsUnsettled => "repairs_unsettled",
             Self::TooManyRepairs => "too_many_repairs",
+            Self::TooComplex => "too_complex",
         }
     }
 
@@ -137,6 +144,7 @@ impl ProblemCode {
             | Self::NumberOverflow
             | Self::ImpreciseNumber
             | Self::AmbiguousReply
+            | Self::TooComplex
             | Self::Missing
             | Self::WrongType => ProblemClass::NoAnswer,
             Self::NotAllowed

@@ -414,3 +414,66 @@ fn pathological_pattern_is_linear() {
     s.push('b');
     assert_refused_one(&c.check(format!("\"{s}\"")), "pattern_mismatch", "");
 }
+
+/// A chain of `links` `anyOf`s, each of the same two `$ref`s to the next
+/// link, ending in `leaf`, under `$defs`: checking one value that fails the
+/// leaf asks for 2^links evaluations. `at` is what refers to its first link.
+fn doubling_chain(
+    links: usize,
+    leaf: serde_json::Value,
+    at: impl FnOnce(serde_json::Value) -> serde_json::Value,
+) -> Contract {
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        let next = if i + 1 < links { format!("#/$defs/d{}", i + 1) } else { "#/$defs/leaf".to_owned() };
+        defs.insert(format!("d{i}"), json!({"anyOf": [{"$ref": next}, {"$ref": next}]}));
+    }
+    defs.insert("leaf".into(), leaf);
+    let mut doc = at(json!({"$ref": "#/$defs/d0"}));
+    doc.as_object_mut().unwrap().insert("$defs".into(), defs.into());
+    Contract::from_value(doc).unwrap()
+}
+
+#[test]
+fn combinators_that_multiply_are_bounded_and_refused_too_complex() {
+    // 2^40 evaluations if nothing bounded them: the test would not end.
+    let chain = doubling_chain(40, json!({"type": "integer"}), |first| first);
+    assert_refused_first(&chain.check(br#""x""#), "too_complex", "");
+    assert!(chain.check(b"5").is_accepted(), "the first branch holds at every link: linear");
+    // Under `not` the bound still refuses: a stopped check never reads as a failure to invert.
+    let negated = doubling_chain(40, json!({"type": "integer"}), |first| json!({"not": first}));
+    assert_refused_first(&negated.check(br#""x""#), "too_complex", "");
+    assert_refused_first(&negated.check(b"5"), "no_match", "");
+    // Inside a value: the path is where the check stopped, whole or streamed.
+    let within = doubling_chain(
+        40,
+        json!({"type": "integer"}),
+        |first| json!({"type": "object", "required": ["a"], "properties": {"a": first}}),
+    );
+    let whole = within.check(br#"{"a": "x"}"#);
+    assert_refused_first(&whole, "too_complex", "/a");
+    let mut stream = within.stream();
+    stream.feed(br#"{"a": "x"}"#);
+    assert_eq!(stream.finish().problems(), whole.problems());
+    assert!(within.check(br#"{"a": 5}"#).is_accepted());
+}
+
+#[test]
+fn alternatives_nested_as_deep_as_the_reply_are_bounded() {
+    // Each level of the reply doubles the work when the innermost value fails.
+    let c = contract(
+        r##"{"anyOf": [{"type": "array", "items": {"$ref": "#"}}, {"type": "array", "items": {"$ref": "#"}}]}"##,
+    );
+    let failing = arrays_around(100, br#""x""#);
+    on_small_stack(move || assert_refused_first(&c.check(&failing), "too_complex", ""));
+    let c = contract(
+        r##"{"anyOf": [{"type": "array", "items": {"$ref": "#"}}, {"type": "array", "items": {"$ref": "#"}}]}"##,
+    );
+    assert!(c.check(arrays_around(100, b"")).is_accepted());
+}
+
+#[track_caller]
+fn assert_refused_first(verdict: &Verdict, code: &str, path: &str) {
+    let first = verdict.problems().first().unwrap_or_else(|| panic!("refused: {verdict:?}"));
+    assert_eq!((first.code.as_str(), first.path.as_str()), (code, path), "{:?}", verdict.problems());
+}

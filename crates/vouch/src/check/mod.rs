@@ -110,15 +110,15 @@ impl Ctx {
 /// Whether `value` satisfies node `id`, and met no consumer-safety hazard
 /// anywhere on the way (not even inside `not`, `anyOf`, `oneOf`, `if`…).
 pub(crate) fn is_valid(nodes: &[Node], id: NodeId, value: &Value) -> bool {
-    let eval = Eval::new(nodes);
-    eval.node(id, value, &mut Ctx::fast()) && !eval.hazard.get()
+    let eval = Eval::new(nodes, value);
+    eval.node(id, value, &mut Ctx::fast()) && !eval.hazard.get() && !eval.spent()
 }
 
 /// Whether `value` satisfies node `id`, without the stack check: only for
 /// nodes without in-place applicators given a scalar, where nothing recurses.
 pub(crate) fn is_valid_here(nodes: &[Node], id: NodeId, value: &Value) -> bool {
-    let eval = Eval::new(nodes);
-    eval.node_here(id, value, &mut Ctx::fast()) && !eval.hazard.get()
+    let eval = Eval::new(nodes, value);
+    eval.node_here(id, value, &mut Ctx::fast()) && !eval.hazard.get() && !eval.spent()
 }
 
 /// [`is_valid_here`] for a string still borrowed from the reply, at a node
@@ -138,7 +138,7 @@ pub(crate) fn is_valid_string_here(nodes: &[Node], id: NodeId, s: &str) -> bool 
         && n.enumeration.as_ref().is_none_or(|members| members.iter().any(is))
         && n.constant.as_ref().is_none_or(is)
         && ((n.min_length.is_none() && n.max_length.is_none() && n.pattern.is_none() && n.format.is_none())
-            || Eval::new(nodes).string(n, s, &UNSEEN, &mut Ctx::fast()))
+            || Eval::new(nodes, &UNSEEN).string(n, s, &UNSEEN, &mut Ctx::fast()))
 }
 
 /// Whether [`is_valid_string_here`] holds for every string at `n`: its
@@ -168,9 +168,9 @@ pub(crate) fn member_problems(
 ) -> Vec<Problem> {
     let Some(n) = nodes.get(object) else { return Vec::new() };
     let mut ctx = Ctx::reporting(path, max);
-    let eval = Eval::new(nodes);
+    let eval = Eval::new(nodes, item);
     eval.member(n, key, item, &mut ctx, &mut 0);
-    ctx.problems
+    eval.with_spent(ctx.problems, path)
 }
 
 /// The problem of a value whose type the node does not allow, at `path`.
@@ -209,9 +209,9 @@ pub(crate) fn missing(path: &str) -> Problem {
 /// those of the value's schema, then the hazards met inside branches.
 pub(crate) fn problems(nodes: &[Node], id: NodeId, value: &Value, path: &str, max: usize) -> Vec<Problem> {
     let mut ctx = Ctx::reporting(path, max);
-    let eval = Eval::new(nodes);
+    let eval = Eval::new(nodes, value);
     eval.node(id, value, &mut ctx);
-    let mut problems = ctx.problems;
+    let mut problems = eval.with_spent(ctx.problems, path);
     for h in eval.hazards.take() {
         if problems.len() >= ctx.max {
             break;
@@ -346,8 +346,43 @@ impl Evaluated {
     }
 }
 
+/// Node evaluations one check of a value may make whatever its size, and
+/// more for each value in it ([`Eval::step`]): far above what any contract
+/// takes on a reply (a value is met by the few nodes that apply to it), far
+/// below a contract whose combinators multiply (a chain of twenty `anyOf`s
+/// of the same two `$ref`s asks for a million evaluations of one string).
+const BASE_STEPS: u64 = 20_000;
+const STEPS_PER_VALUE: u64 = 256;
+
+/// How many values `v` holds (itself included), counted up to `cap`.
+fn count_values(v: &Value, cap: u64) -> u64 {
+    let mut count = 0u64;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        if count >= cap {
+            break;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
 struct Eval<'c> {
     nodes: &'c [Node],
+    /// The value the check began at (its size sets the bound on steps).
+    root: &'c Value,
+    /// Node evaluations so far, and the bound: past it every evaluation
+    /// fails, and the check is refused (`too_complex`) whatever combinator
+    /// the failure was met under, as a hazard is.
+    steps: Cell<u64>,
+    budget: Cell<u64>,
+    /// The bound was raised by the root's size (done once, when first reached).
+    sized: Cell<bool>,
     /// A consumer-safety hazard was met (an integer beyond ±(2^53−1) on an
     /// integer-only node, a prototype-named or invisible-character key in an
     /// open object). Sticky: it refuses the reply whatever combinator it was
@@ -358,8 +393,72 @@ struct Eval<'c> {
 }
 
 impl<'c> Eval<'c> {
-    fn new(nodes: &'c [Node]) -> Self {
-        Self { nodes, hazard: Cell::new(false), hazards: Cell::new(Vec::new()) }
+    fn new(nodes: &'c [Node], root: &'c Value) -> Self {
+        Self {
+            nodes,
+            root,
+            steps: Cell::new(0),
+            budget: Cell::new(BASE_STEPS),
+            sized: Cell::new(false),
+            hazard: Cell::new(false),
+            hazards: Cell::new(Vec::new()),
+        }
+    }
+
+    /// One more node evaluation: false once past the bound.
+    #[inline]
+    fn step(&self) -> bool {
+        let steps = self.steps.get().saturating_add(1);
+        self.steps.set(steps);
+        steps <= self.budget.get() || self.step_past_base()
+    }
+
+    /// The base bound reached: raised once by the root's size (counted now,
+    /// not on every check), then held.
+    #[cold]
+    fn step_past_base(&self) -> bool {
+        if !self.sized.replace(true) {
+            let cap = u64::MAX / STEPS_PER_VALUE;
+            let more = STEPS_PER_VALUE.saturating_mul(count_values(self.root, cap));
+            self.budget.set(self.budget.get().saturating_add(more));
+        }
+        self.steps.get() <= self.budget.get()
+    }
+
+    /// The first problem of `v` at node `id` (its path under `path`), for a
+    /// message: evaluated by this walk, within its bound on steps (a fresh
+    /// one per message would let a chain of combinators multiply again).
+    fn first_problem(&self, id: NodeId, v: &Value, path: &str) -> Option<Problem> {
+        let mut ctx = Ctx::reporting(path, 1);
+        self.node(id, v, &mut ctx);
+        ctx.problems.into_iter().next()
+    }
+
+    /// Whether the bound on steps was passed.
+    fn spent(&self) -> bool {
+        self.steps.get() > self.budget.get()
+    }
+
+    /// `problems`, led by the refusal for the bound when it was passed (the
+    /// others found before it stand; what it cut short is not listed).
+    fn with_spent(&self, mut problems: Vec<Problem>, path: &str) -> Vec<Problem> {
+        if self.spent() {
+            let budget = self.budget.get();
+            problems.insert(
+                0,
+                Problem::new(
+                    ProblemCode::TooComplex,
+                    path,
+                    format!("a value the contract checks within {budget} steps"),
+                    excerpt(self.root),
+                    &format!(
+                        "checking this value took more than {budget} steps and stopped: the contract's \
+                         combinators (anyOf, allOf, oneOf, not, if, $ref) branch over and over on it"
+                    ),
+                ),
+            );
+        }
+        problems
     }
 
     /// Record a consumer-safety hazard: sticky in every mode, reported with
@@ -404,6 +503,9 @@ impl Eval<'_> {
 
     /// [`Self::node`], adding what the node evaluated of `v` to `into` when given.
     fn node_into(&self, id: NodeId, v: &Value, ctx: &mut Ctx, into: Option<&mut Evaluated>) -> bool {
+        if !self.step() {
+            return false;
+        }
         // Checking the stack costs a thread-local read: do it every few levels,
         // well inside the red zone `deeper` keeps free.
         ctx.depth += 1;
@@ -1022,8 +1124,8 @@ impl Eval<'_> {
                 if !self.node(id, &name, &mut ctx.branch()) {
                     ok = false;
                     let why = if ctx.report {
-                        let first = problems(self.nodes, id, &name, "", 1);
-                        first.first().map(|p| p.message.trim_start_matches("(root): ").to_owned()).unwrap_or_default()
+                        let first = self.first_problem(id, &name, "");
+                        first.map(|p| p.message.trim_start_matches("(root): ").to_owned()).unwrap_or_default()
                     } else {
                         String::new()
                     };
@@ -1236,8 +1338,8 @@ impl Eval<'_> {
                 if !good {
                     ok = false;
                     let why = if ctx.report {
-                        let first = problems(self.nodes, id, v, &ctx.path, 1);
-                        first.first().map(|p| format!(": {}", without_path(&p.message))).unwrap_or_default()
+                        let first = self.first_problem(id, v, &ctx.path);
+                        first.map(|p| format!(": {}", without_path(&p.message))).unwrap_or_default()
                     } else {
                         String::new()
                     };
@@ -1280,7 +1382,7 @@ impl Eval<'_> {
             return out;
         }
         for (i, id) in alternatives.iter().enumerate().take(3) {
-            if let Some(p) = problems(self.nodes, *id, v, &ctx.path, 1).first() {
+            if let Some(p) = self.first_problem(*id, v, &ctx.path) {
                 out.push_str(&format!("; option {}: {}", i + 1, without_path(&p.message)));
             }
         }
