@@ -76,8 +76,12 @@ export declare class NativeStream {
   get decidedAt(): number | null
   /** Bytes received so far. */
   get received(): number
-  /** The value so far, for a display while the rest streams; never vouched. */
-  get partial(): any | null
+  /**
+   * The value so far as JSON text, for a display while the rest streams;
+   * never vouched. Text, read by `JSON.parse`: a `"__proto__"` member stays
+   * an own property (an object built here would have its prototype set by it).
+   */
+  get partialJson(): string | null
   /**
    * The verdict `check` gives on everything fed; the check then starts
    * again, empty.
@@ -97,8 +101,6 @@ export declare class NativeVerdict {
   get json(): string | null
   /** Why the reply was refused (empty when accepted). */
   get problems(): Array<Problem>
-  /** Every change the contract's declared repairs made. */
-  get repairs(): Array<Repair>
   /** The gate's findings on an accepted reply. */
   get findings(): Array<Finding>
   /** The user message vouch asks again with after this refusal. */
@@ -135,8 +137,12 @@ export interface ContractMistake {
 
 /** The provider's schema, or why it cannot be written. */
 export interface Exported {
-  /** The schema, when it could be written without weakening the contract. */
-  schema?: any
+  /**
+   * The schema as JSON text, when it could be written without weakening
+   * the contract: read by `JSON.parse`, which keeps a `"__proto__"` key an
+   * own property (an object built here would have its prototype set by it).
+   */
+  schema?: string
   /** `unknown_provider` or `cannot_export`, when it could not. */
   error?: string
   /** The reason, in words. */
@@ -179,7 +185,12 @@ export interface Problem {
   position?: Position
 }
 
-/** A change a declared repair rule made to the reply. */
+/**
+ * A change a declared repair rule made to the reply. Declared here for its
+ * type only: a verdict's repairs cross as its line (`text`), read by
+ * `JSON.parse`, so a `"__proto__"` key in `before` or `after` stays an own
+ * property (an object built here would have its prototype set by it).
+ */
 export interface Repair {
   /** JSON Pointer of the repaired value. */
   path: string

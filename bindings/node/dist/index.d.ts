@@ -23,8 +23,11 @@ import type * as native from "../native";
 import { type ZodLike, type ZodOutput } from "./zod";
 export type { Position, Problem, Repair, Finding, ContractMistake, UnknownKeyword } from "../native";
 export type { ZodLike, ZodOutput } from "./zod";
-/** A reply exactly as the model sent it: its text, or its bytes. */
-export type Raw = string | Buffer;
+/**
+ * A reply exactly as the model sent it: its text, or its bytes (a Buffer, any
+ * other TypedArray or a DataView, read as the bytes it views; an ArrayBuffer).
+ */
+export type Raw = string | Buffer | ArrayBufferView | ArrayBuffer;
 /** The contract does not compile: `mistakes` lists every one, with keyword and location. */
 export declare class ContractError extends Error {
     /** Every mistake in the document, in order. */
@@ -92,9 +95,10 @@ export declare class VouchRefused extends Error {
 export declare class StreamCheck<T = unknown> {
     #private;
     /**
-     * Feed the next piece (a string or Buffer of any size; a character split
-     * across pieces is fine): `"pending"` while some completion could still be
-     * accepted, `"refused"` once none can (stop the model then).
+     * Feed the next piece (a string or bytes of any size; a character split
+     * across pieces is fine, a surrogate pair split across strings too):
+     * `"pending"` while some completion could still be accepted, `"refused"`
+     * once none can (stop the model then).
      */
     feed(piece: Raw): "pending" | "refused";
     /** `"pending"` or `"refused"`. */
@@ -110,8 +114,12 @@ export declare class StreamCheck<T = unknown> {
     /** The verdict `check` gives on everything fed, byte for byte; the check then starts again, empty. */
     finish(): Verdict<T>;
 }
-/** A JSON Schema document (with `x-vouch`), as an object or JSON text. */
-export type ContractDocument = string | Buffer | Record<string, unknown> | boolean;
+/**
+ * A JSON Schema document (with `x-vouch`): plain objects and arrays, or JSON
+ * text (a string, or UTF-8 bytes: a Buffer, another TypedArray, a DataView or
+ * an ArrayBuffer).
+ */
+export type ContractDocument = string | Buffer | ArrayBufferView | ArrayBuffer | Record<string, unknown> | boolean;
 /**
  * A compiled contract: one document for the check, the provider's schema and
  * the prompt. `T` is the type of a vouched value: give it yourself, or let
@@ -119,7 +127,10 @@ export type ContractDocument = string | Buffer | Record<string, unknown> | boole
  */
 export declare class Contract<T = unknown> {
     #private;
-    /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
+    /**
+     * Compile a contract from its document (plain objects, or JSON text as a
+     * string or UTF-8 bytes); throws `ContractError` listing every mistake.
+     */
     constructor(document: ContractDocument);
     /**
      * The contract of a Zod 4 schema: its JSON Schema (`schema.toJSONSchema()`,
@@ -163,8 +174,8 @@ export interface Message {
     content?: unknown;
     [key: string]: unknown;
 }
-/** What `call` may return: the reply's text, or nothing (a round spent). */
-export type Reply = string | Buffer | null | undefined;
+/** What `call` may return: the reply's text or bytes (as `check` takes them), or nothing (a round spent). */
+export type Reply = Raw | null | undefined;
 /** How an ask ended. */
 export interface Outcome<T> {
     /** `"accepted"` when a model reply was accepted, else `"refused"` (also when the fallback is returned). */
@@ -182,7 +193,7 @@ export interface Outcome<T> {
 }
 /** Options of `rounds`. */
 export interface RoundsOptions<T> {
-    /** Rounds at most, 1 to 100 (default 2). */
+    /** Rounds at most, a whole number from 1 to 100 (default 2). */
     maxRounds?: number;
     /** The last good value, kept and returned marked `source: "fallback"` when every round is refused, if it passes the contract itself. */
     fallback?: T;

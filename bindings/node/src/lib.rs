@@ -194,7 +194,10 @@ fn problems_of(list: &[vouch::Problem]) -> Vec<Problem> {
     list.iter().map(Problem::of).collect()
 }
 
-/// A change a declared repair rule made to the reply.
+/// A change a declared repair rule made to the reply. Declared here for its
+/// type only: a verdict's repairs cross as its line (`text`), read by
+/// `JSON.parse`, so a `"__proto__"` key in `before` or `after` stays an own
+/// property (an object built here would have its prototype set by it).
 #[napi(object)]
 pub struct Repair {
     /// JSON Pointer of the repaired value.
@@ -281,22 +284,6 @@ impl NativeVerdict {
         problems_of(self.inner.problems())
     }
 
-    /// Every change the contract's declared repairs made.
-    #[napi(getter)]
-    pub fn repairs(&self) -> Vec<Repair> {
-        self.inner
-            .repairs()
-            .iter()
-            .map(|r| Repair {
-                path: r.path.clone(),
-                rule: r.rule.clone(),
-                before: r.before.clone(),
-                after: r.after.clone(),
-                message: r.message.clone(),
-            })
-            .collect()
-    }
-
     /// The gate's findings on an accepted reply.
     #[napi(getter)]
     pub fn findings(&self) -> Vec<Finding> {
@@ -326,8 +313,10 @@ fn verdict(inner: vouch::Verdict) -> NativeVerdict {
 /// The provider's schema, or why it cannot be written.
 #[napi(object)]
 pub struct Exported {
-    /// The schema, when it could be written without weakening the contract.
-    pub schema: Option<serde_json::Value>,
+    /// The schema as JSON text, when it could be written without weakening
+    /// the contract: read by `JSON.parse`, which keeps a `"__proto__"` key an
+    /// own property (an object built here would have its prototype set by it).
+    pub schema: Option<String>,
     /// `unknown_provider` or `cannot_export`, when it could not.
     pub error: Option<String>,
     /// The reason, in words.
@@ -525,7 +514,7 @@ impl NativeContract {
             None => self.inner.bare_provider_schema(p),
         };
         match exported {
-            Ok(schema) => Exported { schema: Some(schema), error: None, message: None },
+            Ok(schema) => Exported { schema: Some(vouch::to_json_string(&schema)), error: None, message: None },
             Err(e) => Exported { schema: None, error: Some("cannot_export".to_owned()), message: Some(e.to_string()) },
         }
     }
@@ -594,10 +583,12 @@ impl NativeStream {
         to_i64(self.inner.received())
     }
 
-    /// The value so far, for a display while the rest streams; never vouched.
+    /// The value so far as JSON text, for a display while the rest streams;
+    /// never vouched. Text, read by `JSON.parse`: a `"__proto__"` member stays
+    /// an own property (an object built here would have its prototype set by it).
     #[napi(getter)]
-    pub fn partial(&self) -> Option<serde_json::Value> {
-        self.inner.partial()
+    pub fn partial_json(&self) -> Option<String> {
+        self.inner.partial().map(|v| vouch::to_json_string(&v))
     }
 
     /// The verdict `check` gives on everything fed; the check then starts

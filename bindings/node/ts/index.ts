@@ -20,6 +20,7 @@
  * @packageDocumentation
  */
 
+import { types as nodeTypes } from "node:util";
 import type * as native from "../native";
 import { fromZodSchema, type ZodLike, type ZodOutput } from "./zod";
 
@@ -45,8 +46,40 @@ interface HotCalls {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const addon: typeof native & HotCalls = require("../vouch.node");
 
-/** A reply exactly as the model sent it: its text, or its bytes. */
-export type Raw = string | Buffer;
+/**
+ * A reply exactly as the model sent it: its text, or its bytes (a Buffer, any
+ * other TypedArray or a DataView, read as the bytes it views; an ArrayBuffer).
+ */
+export type Raw = string | Buffer | ArrayBufferView | ArrayBuffer;
+
+/**
+ * Bytes as a Buffer over the same memory (no copy): every ArrayBufferView
+ * (a TypedArray's `toString` would give its numbers, a DataView's
+ * `"[object DataView]"`) and an ArrayBuffer; null for anything else.
+ */
+function bytesOf(value: unknown): Buffer | null {
+  if (Buffer.isBuffer(value)) return value;
+  if (ArrayBuffer.isView(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (nodeTypes.isAnyArrayBuffer(value)) return Buffer.from(value);
+  return null;
+}
+
+/** What a value is, for an error message. */
+function described(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  const name = typeof value === "object" ? (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name : typeof value;
+  if (typeof name !== "string" || name === "") return "an object";
+  return /^[AEIOaeio]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+/** A reply's bytes as a Buffer (see `bytesOf`); any other value but a string throws a `TypeError`. */
+function replyBytes(raw: unknown): Buffer {
+  const bytes = bytesOf(raw);
+  if (bytes === null) {
+    throw new TypeError(`vouch: a reply is a string or a Buffer (or other bytes: a TypedArray, a DataView or an ArrayBuffer), not ${described(raw)}`);
+  }
+  return bytes;
+}
 
 /** The contract does not compile: `mistakes` lists every one, with keyword and location. */
 export class ContractError extends Error {
@@ -157,18 +190,29 @@ interface Line {
  */
 class VerdictImpl {
   readonly #contract: native.NativeContract | null;
-  readonly #raw: Raw | null;
+  readonly #raw: string | Buffer | null;
   /** Passed as sent: `#raw` is the reply's text, and the vouched text. */
   readonly #sent: boolean;
   /** Certainly refused, not yet reported: `#raw` is the reply, checked again when the report is read. */
   readonly #refused: boolean;
   readonly #line: string | null;
+  /** The contract allows `big_integers`: a value may hold an integer a number would round. */
+  readonly #bigIntegers: boolean;
   #native: native.NativeVerdict | null;
   #read: Line | null = null;
+  #wholeRead: Line | null = null;
   #value: unknown = NO_VALUE;
 
-  constructor(contract: native.NativeContract | null, raw: Raw | null, line: string | null, whole: native.NativeVerdict | null, refused = false) {
+  constructor(
+    contract: native.NativeContract | null,
+    raw: string | Buffer | null,
+    line: string | null,
+    whole: native.NativeVerdict | null,
+    bigIntegers: boolean,
+    refused = false,
+  ) {
     this.#contract = contract;
+    this.#bigIntegers = bigIntegers;
     this.#raw = raw;
     this.#refused = refused;
     this.#sent = line === null && whole === null && !refused;
@@ -180,13 +224,18 @@ class VerdictImpl {
   #whole(): native.NativeVerdict {
     if (this.#native === null) {
       // #contract and #raw are set whenever #native is not (see `answered`).
-      this.#native = (this.#contract as native.NativeContract).verdict(this.#raw as Raw);
+      this.#native = (this.#contract as native.NativeContract).verdict(this.#raw as string | Buffer);
     }
     return this.#native;
   }
   #lineRead(): Line {
     if (this.#read === null) this.#read = JSON.parse(this.#line as string) as Line;
     return this.#read;
+  }
+  /** The whole native verdict's line, read by JSON.parse (a `__proto__` key in a repair's value stays an own property). */
+  #wholeLine(): Line {
+    if (this.#wholeRead === null) this.#wholeRead = JSON.parse(this.#whole().text()) as Line;
+    return this.#wholeRead;
   }
 
   get outcome(): "accepted" | "refused" {
@@ -208,6 +257,7 @@ class VerdictImpl {
   }
   get value(): unknown {
     if (this.#value === NO_VALUE) {
+      if (this.#bigIntegers) this.#exactIntegers();
       // The vouched text: keys unique, every value checked, every number read
       // by JSON.parse as vouch read it. JSON.parse makes `__proto__` an own
       // data property, never the object's prototype.
@@ -218,13 +268,32 @@ class VerdictImpl {
     }
     return this.#value;
   }
+  /**
+   * Throws when the vouched value holds an integer a JavaScript number would
+   * round (only a contract allowing `big_integers` lets one through): the
+   * value handed over is never another number than the one vouched. A run
+   * of 16 digits is the least such an integer has; without one, no scan.
+   */
+  #exactIntegers(): void {
+    const seen = this.#sent ? (this.#raw as string) : !this.accepted ? null : (this.#line ?? this.#whole().json);
+    if (seen == null || !SIXTEEN_DIGITS.test(seen)) return;
+    const text = this.#sent ? (this.#raw as string) : (this.json as string);
+    const inexact = inexactInteger(text);
+    if (inexact !== null) {
+      throw new TypeError(
+        `vouch: the integer at ${inexact.path === "" ? "(root)" : inexact.path} (${inexact.digits}) is beyond JavaScript's exact range ` +
+          "(±(2^53−1)): a number would round it, so `value` does not hand it over; read `json` (the vouched text) " +
+          "with a BigInt-aware JSON parser",
+      );
+    }
+  }
   get problems(): native.Problem[] {
     if (this.#sent) return [];
     return this.#line !== null ? this.#lineRead().problems : this.#whole().problems;
   }
   get repairs(): native.Repair[] {
     if (this.#sent || this.#refused) return [];
-    return this.#line !== null ? this.#lineRead().repairs : this.#whole().repairs;
+    return this.#line !== null ? this.#lineRead().repairs : this.#wholeLine().repairs;
   }
   get findings(): native.Finding[] {
     if (this.#sent || this.#refused) return [];
@@ -246,8 +315,61 @@ class VerdictImpl {
 }
 
 /** A whole native verdict (a stream's, a round's). */
-function wrap<T>(v: native.NativeVerdict): Verdict<T> {
-  return new VerdictImpl(null, null, null, v) as unknown as Verdict<T>;
+function wrap<T>(v: native.NativeVerdict, bigIntegers: boolean): Verdict<T> {
+  return new VerdictImpl(null, null, null, v, bigIntegers) as unknown as Verdict<T>;
+}
+
+/** Sixteen digits in a row: the fewest an integer beyond ±(2^53−1) is written with. */
+const SIXTEEN_DIGITS = /\d{16}/;
+/** A JSON number token, read from where the scan stands. */
+const NUMBER_TOKEN = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
+/**
+ * The first integer in the JSON text `text` that a number would not hold
+ * exactly, with its JSON Pointer; null when there is none. Only integers
+ * written without a fraction or exponent can be one: vouch refuses any other
+ * number a double would not hold, `big_integers` or not.
+ */
+function inexactInteger(text: string): { path: string; digits: string } | null {
+  // The path to the value being read: each open container's key or index.
+  const path: Array<string | number> = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c /* \ */ ? 2 : 1;
+      const token = text.slice(i, end + 1);
+      i = end + 1;
+      while (i < text.length && " \t\n\r".includes(text.charAt(i))) i++;
+      // A key: the member's name is the path's last part.
+      if (text.charAt(i) === ":" && path.length > 0) path[path.length - 1] = JSON.parse(token) as string;
+    } else if (c === 0x7b /* { */) {
+      path.push("");
+      i++;
+    } else if (c === 0x5b /* [ */) {
+      path.push(0);
+      i++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      path.pop();
+      i++;
+    } else if (c === 0x2c /* , */) {
+      const last = path[path.length - 1];
+      if (typeof last === "number") path[path.length - 1] = last + 1;
+      i++;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      NUMBER_TOKEN.lastIndex = i;
+      const m = NUMBER_TOKEN.exec(text);
+      const token = m === null ? text.charAt(i) : m[0];
+      i += token.length;
+      if (m !== null && m[1] === undefined && m[2] === undefined && token.length >= 16 && BigInt(token) !== BigInt(Number(token))) {
+        return { path: path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join(""), digits: token };
+      }
+    } else {
+      i++;
+    }
+  }
+  return null;
 }
 
 /**
@@ -255,10 +377,16 @@ function wrap<T>(v: native.NativeVerdict): Verdict<T> {
  * this package's own copy (a caller's Buffer is copied, as the caller may
  * reuse it before the verdict is read).
  */
-function answered<T>(contract: native.NativeContract, raw: Raw, answer: 0 | 1 | string, owned: boolean): Verdict<T> {
+function answered<T>(
+  contract: native.NativeContract,
+  raw: string | Buffer,
+  answer: 0 | 1 | string,
+  owned: boolean,
+  bigIntegers: boolean,
+): Verdict<T> {
   const kept = typeof raw === "string" ? raw : answer === PASSED_AS_SENT ? raw.toString("utf8") : owned ? raw : Buffer.from(raw);
-  if (answer === REFUSED_UNREPORTED) return new VerdictImpl(contract, kept, null, null, true) as unknown as Verdict<T>;
-  return new VerdictImpl(contract, kept, answer === PASSED_AS_SENT ? null : answer, null) as unknown as Verdict<T>;
+  if (answer === REFUSED_UNREPORTED) return new VerdictImpl(contract, kept, null, null, bigIntegers, true) as unknown as Verdict<T>;
+  return new VerdictImpl(contract, kept, answer === PASSED_AS_SENT ? null : answer, null, bigIntegers) as unknown as Verdict<T>;
 }
 
 /** The contract refused the reply; `verdict` carries every problem. */
@@ -276,19 +404,49 @@ export class VouchRefused extends Error {
 /** A reply checked while it streams. */
 export class StreamCheck<T = unknown> {
   readonly #native: native.NativeStream;
+  readonly #bigIntegers: boolean;
+  /**
+   * A high surrogate that ended the last string piece, held until the next:
+   * its low half may open that one (fed alone, each half would be U+FFFD,
+   * where `check` reads the pair as one character).
+   */
+  #held = "";
 
   /** @internal */
-  constructor(s: native.NativeStream) {
+  constructor(s: native.NativeStream, bigIntegers = false) {
     this.#native = s;
+    this.#bigIntegers = bigIntegers;
   }
 
   /**
-   * Feed the next piece (a string or Buffer of any size; a character split
-   * across pieces is fine): `"pending"` while some completion could still be
-   * accepted, `"refused"` once none can (stop the model then).
+   * Feed the next piece (a string or bytes of any size; a character split
+   * across pieces is fine, a surrogate pair split across strings too):
+   * `"pending"` while some completion could still be accepted, `"refused"`
+   * once none can (stop the model then).
    */
   feed(piece: Raw): "pending" | "refused" {
-    return this.#native.feed(piece);
+    if (typeof piece !== "string") {
+      const bytes = replyBytes(piece);
+      this.#release();
+      return this.#native.feed(bytes);
+    }
+    let text = this.#held + piece;
+    this.#held = "";
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#held = text.slice(-1);
+      text = text.slice(0, -1);
+      if (text === "") return this.#native.progress;
+    }
+    return this.#native.feed(text);
+  }
+  /** Feeds a held high surrogate, unpaired: read as `check` reads one (U+FFFD). */
+  #release(): void {
+    if (this.#held !== "") {
+      const held = this.#held;
+      this.#held = "";
+      this.#native.feed(held);
+    }
   }
   /** `"pending"` or `"refused"`. */
   get progress(): "pending" | "refused" {
@@ -308,11 +466,14 @@ export class StreamCheck<T = unknown> {
   }
   /** The value so far, for a display while the rest streams: never a vouched value. */
   get partial(): unknown {
-    return this.#native.partial ?? undefined;
+    // Text read by JSON.parse: a `__proto__` member stays an own property.
+    const text = this.#native.partialJson;
+    return text == null ? undefined : JSON.parse(text);
   }
   /** The verdict `check` gives on everything fed, byte for byte; the check then starts again, empty. */
   finish(): Verdict<T> {
-    return wrap<T>(this.#native.finish());
+    this.#release();
+    return wrap<T>(this.#native.finish(), this.#bigIntegers);
   }
 }
 
@@ -321,8 +482,108 @@ export class StreamCheck<T = unknown> {
  * long, large enough that the crossing is paid rarely. */
 const CHUNK = 2048;
 
-/** A JSON Schema document (with `x-vouch`), as an object or JSON text. */
-export type ContractDocument = string | Buffer | Record<string, unknown> | boolean;
+/**
+ * A JSON Schema document (with `x-vouch`): plain objects and arrays, or JSON
+ * text (a string, or UTF-8 bytes: a Buffer, another TypedArray, a DataView or
+ * an ArrayBuffer).
+ */
+export type ContractDocument = string | Buffer | ArrayBufferView | ArrayBuffer | Record<string, unknown> | boolean;
+
+/** A contract document that is not JSON, at `location` (a JSON Pointer). */
+function notJson(location: string, what: string): ContractError {
+  const at = location === "" ? "(root)" : location;
+  return new ContractError([{ kind: "not_json", keyword: "", location, message: `the contract is not JSON: ${at}: ${what}` }]);
+}
+
+/** A surrogate without its other half: not a character, so not UTF-8 either. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A contract document given as JavaScript values, as JSON text. Only what
+ * JSON has is written: plain objects (prototype `Object.prototype` or null)
+ * and arrays, strings, finite numbers, booleans and null. Anything else
+ * throws `ContractError` with its location, never turned silently into
+ * something else as `JSON.stringify` would (a Map into `{}`, a Uint8Array
+ * into `{"0": …}`, a Date or anything with `toJSON` into what that returns,
+ * NaN into null). A member whose value is undefined is left out, as
+ * `JSON.stringify` does (an optional field); an array's is refused.
+ */
+function documentText(document: unknown): string {
+  const parts: string[] = [];
+  const open = new Set<object>();
+  const write = (value: unknown, at: string): void => {
+    switch (typeof value) {
+      case "string":
+        parts.push(JSON.stringify(value));
+        return;
+      case "boolean":
+        parts.push(value ? "true" : "false");
+        return;
+      case "number":
+        if (!Number.isFinite(value)) throw notJson(at, `${value} is not a JSON number`);
+        parts.push(JSON.stringify(value));
+        return;
+      case "object":
+        break;
+      default:
+        throw notJson(at, `a ${typeof value} is not a JSON value`);
+    }
+    if (value === null) {
+      parts.push("null");
+      return;
+    }
+    const isArray = Array.isArray(value);
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (!(proto === null || (isArray ? proto === Array.prototype : proto === Object.prototype))) {
+      throw notJson(at, `${described(value)} is not a plain object or array (give its content as plain objects, arrays and values, or the contract as JSON text)`);
+    }
+    if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+      throw notJson(at, "an object with a toJSON method is not written as it is: give what toJSON returns");
+    }
+    if (open.has(value)) throw notJson(at, "the object holds itself (a cycle)");
+    open.add(value);
+    if (isArray) {
+      const items = value as unknown[];
+      parts.push("[");
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0) parts.push(",");
+        const item = items[i];
+        if (item === undefined) throw notJson(`${at}/${i}`, "undefined (or a hole) is not a JSON value");
+        write(item, `${at}/${i}`);
+      }
+      parts.push("]");
+    } else {
+      parts.push("{");
+      let first = true;
+      for (const key of Object.keys(value)) {
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined) continue;
+        if (!first) parts.push(",");
+        first = false;
+        parts.push(JSON.stringify(key), ":");
+        write(item, `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
+      }
+      parts.push("}");
+    }
+    open.delete(value);
+  };
+  try {
+    write(document, "");
+  } catch (e) {
+    if (e instanceof ContractError) throw e;
+    // A getter or a proxy that throws, a document too deep to walk.
+    throw new ContractError([{ kind: "not_json", keyword: "", location: "", message: `the contract is not JSON: ${String(e)}` }]);
+  }
+  return parts.join("");
+}
+
+/** The contract allows `big_integers` (a root `x-vouch` allowance; the compiled document is compact JSON). */
+function allowsBigIntegers(document: string): boolean {
+  if (!document.includes('"big_integers"')) return false;
+  const root = JSON.parse(document) as { "x-vouch"?: { allow?: unknown } } | boolean;
+  const allow = typeof root === "object" && root !== null ? root["x-vouch"]?.allow : undefined;
+  return Array.isArray(allow) && allow.includes("big_integers");
+}
 
 /**
  * A compiled contract: one document for the check, the provider's schema and
@@ -333,26 +594,32 @@ export class Contract<T = unknown> {
   readonly #native: native.NativeContract;
   /** The contract's slot on this thread: what the hot calls take (no class instance read back). */
   readonly #id: number;
+  /** The contract allows `big_integers`: a vouched value may hold an integer a number would round. */
+  readonly #bigIntegers: boolean;
 
-  /** Compile a contract from its document (an object or JSON text); throws `ContractError` listing every mistake. */
+  /**
+   * Compile a contract from its document (plain objects, or JSON text as a
+   * string or UTF-8 bytes); throws `ContractError` listing every mistake.
+   */
   constructor(document: ContractDocument) {
     let text: string | Buffer;
-    if (typeof document === "string" || Buffer.isBuffer(document)) {
+    if (typeof document === "string") {
+      // Node would write a lone surrogate as U+FFFD: the contract would say
+      // another string than the one given (the object form refuses it too).
+      const lone = LONE_SURROGATE.exec(document);
+      if (lone !== null) {
+        const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+        throw notJson("", `the text holds a lone surrogate (U+${unit}, at index ${lone.index}), which is not a character`);
+      }
       text = document;
     } else {
-      try {
-        text = JSON.stringify(document);
-      } catch (e) {
-        throw new ContractError([{ kind: "not_json", keyword: "", location: "", message: `the contract is not JSON: ${String(e)}` }]);
-      }
-      if (typeof text !== "string") {
-        throw new ContractError([{ kind: "not_json", keyword: "", location: "", message: "the contract is not JSON" }]);
-      }
+      text = bytesOf(document) ?? documentText(document);
     }
     const compiled = addon.compile(text);
     if (Array.isArray(compiled)) throw new ContractError(compiled);
     this.#native = compiled;
     this.#id = compiled.id;
+    this.#bigIntegers = allowsBigIntegers(compiled.document);
   }
 
   /**
@@ -370,8 +637,9 @@ export class Contract<T = unknown> {
 
   /** Check one reply, exactly as the model sent it. */
   check(raw: Raw): Verdict<T> {
-    const answer = typeof raw === "string" ? addon.checkText(this.#id, raw) : addon.checkBytes(this.#id, raw);
-    return answered<T>(this.#native, raw, answer, false);
+    if (typeof raw === "string") return answered<T>(this.#native, raw, addon.checkText(this.#id, raw), false, this.#bigIntegers);
+    const bytes = replyBytes(raw);
+    return answered<T>(this.#native, bytes, addon.checkBytes(this.#id, bytes), false, this.#bigIntegers);
   }
 
   /**
@@ -389,9 +657,13 @@ export class Contract<T = unknown> {
    * event loop is never held for long: replies cross in chunks.
    */
   async checkMany(raws: Iterable<Raw>): Promise<Verdict<T>[]> {
-    // A Buffer is copied now: the caller may reuse it while the chunks cross.
-    const all: Raw[] = [];
-    for (const raw of raws) all.push(Buffer.isBuffer(raw) ? Buffer.from(raw) : raw);
+    // A string is iterable too: each of its characters would be checked as a reply.
+    if (typeof raws === "string" || bytesOf(raws) !== null) {
+      throw new TypeError("checkMany takes an iterable of replies, not one reply");
+    }
+    // Bytes are copied now: the caller may reuse them while the chunks cross.
+    const all: Array<string | Buffer> = [];
+    for (const raw of raws) all.push(typeof raw === "string" ? raw : Buffer.from(replyBytes(raw)));
     const out: Verdict<T>[] = new Array(all.length);
     const contract = this.#native;
     // The next chunk crosses in while the workers check this one. Each reply
@@ -401,7 +673,9 @@ export class Contract<T = unknown> {
     for (let start = 0; pending !== null; start += CHUNK) {
       const next = start + CHUNK < all.length ? contract.checkMany(all.slice(start + CHUNK, start + 2 * CHUNK)) : null;
       const answers = await pending;
-      for (let i = 0; i < answers.length; i++) out[start + i] = answered<T>(contract, all[start + i] as Raw, answers[i] as 0 | string, true);
+      for (let i = 0; i < answers.length; i++) {
+        out[start + i] = answered<T>(contract, all[start + i] as string | Buffer, answers[i] as 0 | string, true, this.#bigIntegers);
+      }
       pending = next;
     }
     return out;
@@ -409,7 +683,7 @@ export class Contract<T = unknown> {
 
   /** A check of one reply fed piece by piece as it streams (see `streamCheck` for the OpenAI SDK's stream). */
   stream(): StreamCheck<T> {
-    return new StreamCheck<T>(this.#native.stream());
+    return new StreamCheck<T>(this.#native.stream(), this.#bigIntegers);
   }
 
   /** Plain-language instructions for the model, from the same contract. */
@@ -426,7 +700,8 @@ export class Contract<T = unknown> {
   schema(provider: "openai" | "anthropic" | "gemini" | "json-schema" = "openai", name?: string): Record<string, unknown> {
     const exported = this.#native.schema(provider, name);
     if (exported.schema == null) throw new ExportError(exported.error ?? "cannot_export", exported.message ?? "cannot export");
-    return exported.schema as Record<string, unknown>;
+    // Text read by JSON.parse: a `__proto__` property stays an own property.
+    return JSON.parse(exported.schema) as Record<string, unknown>;
   }
 
   /** The contract's document as compact JSON text (compiles to this contract again). */
@@ -443,6 +718,11 @@ export class Contract<T = unknown> {
   get native(): native.NativeContract {
     return this.#native;
   }
+
+  /** @internal The contract allows `big_integers`. */
+  get bigIntegers(): boolean {
+    return this.#bigIntegers;
+  }
 }
 
 /** A chat message, OpenAI's shape; the SDK's own message type fits. */
@@ -452,8 +732,8 @@ export interface Message {
   [key: string]: unknown;
 }
 
-/** What `call` may return: the reply's text, or nothing (a round spent). */
-export type Reply = string | Buffer | null | undefined;
+/** What `call` may return: the reply's text or bytes (as `check` takes them), or nothing (a round spent). */
+export type Reply = Raw | null | undefined;
 
 /** How an ask ended. */
 export interface Outcome<T> {
@@ -471,9 +751,12 @@ export interface Outcome<T> {
   readonly fallback: Verdict<T> | null;
 }
 
+/** The most rounds one ask may take (the core's bound). */
+const MAX_ROUNDS = 100;
+
 /** Options of `rounds`. */
 export interface RoundsOptions<T> {
-  /** Rounds at most, 1 to 100 (default 2). */
+  /** Rounds at most, a whole number from 1 to 100 (default 2). */
   maxRounds?: number;
   /** The last good value, kept and returned marked `source: "fallback"` when every round is refused, if it passes the contract itself. */
   fallback?: T;
@@ -495,6 +778,15 @@ export async function rounds<T>(
   options: RoundsOptions<T> = {},
 ): Promise<Outcome<T>> {
   const { maxRounds = 2, fallback, messages = [] } = options;
+  // Checked here: the native call would wrap a negative or huge number, or cut a fraction.
+  if (typeof maxRounds !== "number") {
+    const given = typeof maxRounds === "string" ? JSON.stringify(maxRounds) : String(maxRounds);
+    const kind = maxRounds === null ? "" : `, ${described(maxRounds)}`;
+    throw new TypeError(`maxRounds must be a whole number from 1 to ${MAX_ROUNDS} (got ${given}${kind})`);
+  }
+  if (!Number.isInteger(maxRounds) || maxRounds < 1 || maxRounds > MAX_ROUNDS) {
+    throw new RangeError(`maxRounds must be a whole number from 1 to ${MAX_ROUNDS} (got ${String(maxRounds)})`);
+  }
   const fallbackText = fallback === undefined ? null : JSON.stringify(fallback);
   let state: native.NativeRounds;
   try {
@@ -510,26 +802,31 @@ export async function rounds<T>(
     convo.unshift({ role: "system", content: state.systemMessage() });
   }
   for (;;) {
-    const reply = await call([...convo]);
-    if (reply != null && typeof reply !== "string" && !Buffer.isBuffer(reply)) {
-      throw new TypeError(`call(messages) must return the reply's text (string, Buffer or null), not ${typeof reply}`);
+    const reply: unknown = await call([...convo]);
+    const sent = reply == null || typeof reply === "string" ? (reply ?? "") : bytesOf(reply);
+    if (sent === null) {
+      throw new TypeError(`call(messages) must return the reply's text (string, bytes or null), not ${described(reply)}`);
     }
     // Nothing sent is refused as an empty reply: a round spent.
-    const step = state.reply(reply ?? "");
+    const step = state.reply(sent);
     if (step === null) break;
     if (step.assistant != null) convo.push({ role: "assistant", content: step.assistant });
     convo.push({ role: "user", content: step.user });
   }
   const answer = state.answer;
-  const answered = answer === null ? null : wrap<T>(answer);
+  const big = contract.bigIntegers;
+  const answered = answer === null ? null : wrap<T>(answer, big);
   const fallbackVerdict = state.fallback;
   return {
     outcome: state.outcome,
     source: state.source,
-    value: answered === null || !answered.accepted ? undefined : answered.value,
+    // Read when asked, as a verdict's: an integer a number would round throws there, not here.
+    get value(): T | undefined {
+      return answered === null || !answered.accepted ? undefined : answered.value;
+    },
     passed: state.source === "model" && answered !== null && answered.passed,
-    rounds: state.verdicts.map((v) => wrap<T>(v)),
-    fallback: fallbackVerdict === null ? null : wrap<T>(fallbackVerdict),
+    rounds: state.verdicts.map((v) => wrap<T>(v, big)),
+    fallback: fallbackVerdict === null ? null : wrap<T>(fallbackVerdict, big),
   };
 }
 

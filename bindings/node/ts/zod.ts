@@ -21,6 +21,76 @@ const UNSAID_CHECKS: Record<string, string> = {
   overwrite: "an overwrite (.trim(), .toLowerCase(), .toUpperCase(), .normalize() or .overwrite()), which changes the value Zod hands over,",
 };
 
+/**
+ * The first construct of a regex source (read without the `u` or `v` flag,
+ * as Zod runs it) whose meaning differs under Unicode semantics, which vouch
+ * runs every pattern with: `.`, `[^…]`, `\S`, `\D`, `\W` and `\B` match one
+ * UTF-16 unit without `u` but a whole character with it (so an astral
+ * character is one match, not two); `\p`/`\P` is a letter without `u`, a
+ * property with it; `\u{…}` is a repeated `u` without it; a character
+ * outside the BMP, or a surrogate escaped, is two units (a class or a
+ * quantifier takes half of it) without it. Null when there is none: the
+ * pattern means the same either way (or does not compile with `u`, which
+ * vouch reports).
+ */
+function modeDependent(source: string): string | null {
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const unit = source.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdfff) {
+      const cp = source.codePointAt(i) as number;
+      return cp > 0xffff ? `the character ${String.fromCodePoint(cp)} (outside the BMP)` : "a lone surrogate";
+    }
+    const c = source.charAt(i);
+    if (c === "\\") {
+      const next = source.charAt(i + 1);
+      const nextUnit = source.charCodeAt(i + 1);
+      if (nextUnit >= 0xd800 && nextUnit <= 0xdfff) continue; // read on the next turn
+      i++;
+      if ("SDWBpP".includes(next) && next !== "") return `\\${next}`;
+      if (next === "u") {
+        if (source.charAt(i + 1) === "{") return "\\u{…}";
+        const hex = source.slice(i + 1, i + 5);
+        if (/^[0-9a-fA-F]{4}$/.test(hex) && parseInt(hex, 16) >= 0xd800 && parseInt(hex, 16) <= 0xdfff) return `\\u${hex} (a surrogate)`;
+      }
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      if (source.charAt(i + 1) === "^") return "a negated class [^…]";
+    } else if (c === ".") {
+      return "the wildcard .";
+    }
+  }
+  return null;
+}
+
+/** A regex's mistake when, without `u` or `v`, it means another thing to vouch than to Zod. */
+function regexMistake(def: Def, path: string): ContractMistake | null {
+  const pattern = def.pattern;
+  // Only the caller's own regex (.regex()): Zod's formats (z.email(), .lowercase(), …)
+  // write theirs, which match alike in either mode (ASCII, or a class repeated over
+  // the whole text), and .startsWith()-like checks write an escaped literal.
+  if (def.check !== "string_format" || def.format !== "regex" || !(pattern instanceof RegExp)) return null;
+  if (pattern.unicode || pattern.flags.includes("v")) return null;
+  const construct = modeDependent(pattern.source);
+  if (construct === null) return null;
+  const at = path === "" ? "(root)" : path;
+  return {
+    kind: "unexportable",
+    keyword: "pattern",
+    location: path,
+    message:
+      `${at}: the regex ${String(pattern)} has no u flag and holds ${construct}, which matches otherwise under the Unicode ` +
+      "semantics vouch runs patterns with (Zod's JSON Schema drops a regex's flags), so vouch could accept what Zod refuses: " +
+      "add the u flag, or write the pattern without it",
+  };
+}
+
 /** The wrapper types whose one inner schema is the value's own. */
 const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest"];
 
@@ -62,8 +132,13 @@ export function unsaid(root: ZodLike): ContractMistake[] {
     if (seen.has(schema)) continue;
     seen.add(schema);
     const def = defOf(schema);
+    // A string format (z.email(), …) is a check itself; .regex() adds one.
+    const own = regexMistake(def, path);
+    if (own !== null) mistakes.push(own);
     const checks = Array.isArray(def.checks) ? def.checks : [];
     for (const check of checks as unknown[]) {
+      const regex = isZod(check) ? regexMistake(defOf(check), path) : null;
+      if (regex !== null) mistakes.push(regex);
       const kind = isZod(check) ? (defOf(check).check as unknown) : undefined;
       if (typeof kind === "string" && kind in UNSAID_CHECKS) {
         const at = path === "" ? "(root)" : path;

@@ -1,0 +1,279 @@
+// What the package takes from its caller: replies as any bytes, contracts only as
+// JSON (never silently turned into something else), a stream's split surrogate
+// pair, objects built from JSON (a "__proto__" key an own property), integers a
+// number would round, Zod regexes vouch would read otherwise, rounds' bounds.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { z } from "zod";
+import { Contract, ContractError, rounds } from "vouch";
+
+const one = new Contract({ enum: [1] });
+
+/** `bytes` as every kind of bytes a reply may come as: each views exactly them. */
+function viewsOf(bytes) {
+  const padded = new Uint8Array(bytes.length + 4);
+  padded.set(bytes, 2);
+  return [
+    ["Uint8Array", new Uint8Array(bytes)],
+    ["Uint8Array at an offset", padded.subarray(2, 2 + bytes.length)],
+    ["DataView at an offset", new DataView(padded.buffer, 2, bytes.length)],
+    ["Int8Array", new Int8Array(new Uint8Array(bytes).buffer)],
+    ["ArrayBuffer", new Uint8Array(bytes).buffer],
+  ];
+}
+
+test("a reply as any ArrayBufferView or ArrayBuffer is read as its bytes, in every call", async () => {
+  const text = '{"n": 1}';
+  const bytes = Buffer.from(text);
+  const c = new Contract({ type: "object", properties: { n: { type: "integer" } } });
+  for (const [name, view] of [...viewsOf(bytes), ["Buffer", Buffer.from(bytes)]]) {
+    const v = c.check(view);
+    assert.equal(v.passed, true, name);
+    assert.deepEqual(v.value, { n: 1 }, name);
+    assert.equal(v.json, c.check(text).json, name);
+    assert.equal(v.toJSON(), c.check(text).toJSON(), name);
+    assert.deepEqual(c.parse(view), { n: 1 }, name);
+    const [many] = await c.checkMany([view]);
+    assert.deepEqual(many.value, { n: 1 }, name);
+    const s = c.stream();
+    s.feed(view);
+    assert.equal(s.finish().toJSON(), c.check(text).toJSON(), name);
+    const asked = await rounds(c, () => view);
+    assert.deepEqual(asked.value, { n: 1 }, name);
+  }
+  // The probe's two: a Uint8Array's "49" and a DataView's "[object DataView]".
+  assert.equal(one.parse(new Uint8Array([0x31])), 1);
+  const dv = one.check(new DataView(new Uint8Array([0x78, 0x31]).buffer, 1, 1));
+  assert.equal(dv.passed, true);
+  assert.equal(dv.toJSON(), one.check("1").toJSON());
+  assert.equal(dv.value, 1);
+  // Refused bytes keep their own text for the report.
+  assert.equal(one.check(new Uint8Array([0x32])).toJSON(), one.check("2").toJSON());
+});
+
+test("a reply that is neither a string nor bytes is a TypeError, in every call", async () => {
+  const says = (e) => e instanceof TypeError && /a reply is a string or a Buffer .*not (a number|an Object|an Array|null|undefined)/.test(e.message);
+  for (const bad of [42, {}, [1], null, undefined]) {
+    assert.throws(() => one.check(bad), says, String(bad));
+    assert.throws(() => one.parse(bad), says, String(bad));
+    await assert.rejects(one.checkMany([bad]), says, String(bad));
+    if (bad != null) assert.throws(() => one.stream().feed(bad), says, String(bad));
+  }
+  await assert.rejects(rounds(one, () => 42), (e) => e instanceof TypeError && /must return the reply's text .*not a number/.test(e.message));
+});
+
+test("checkMany given one reply (a string or bytes) refuses it, not checking each character", async () => {
+  for (const single of ["1", Buffer.from("1"), new Uint8Array([0x31])]) {
+    await assert.rejects(one.checkMany(single), (e) => e instanceof TypeError && e.message === "checkMany takes an iterable of replies, not one reply");
+  }
+  assert.equal((await one.checkMany(["1", new Uint8Array([0x31])])).every((v) => v.passed), true);
+});
+
+test("a contract given as bytes is read as UTF-8 JSON text", () => {
+  for (const [name, view] of viewsOf(Buffer.from('{"enum": [1]}'))) {
+    const c = new Contract(view);
+    assert.equal(c.check("1").passed, true, name);
+    assert.equal(c.check("2").passed, false, name);
+    assert.equal(c.document, '{"enum":[1]}', name);
+  }
+  assert.throws(() => new Contract(new Uint8Array([0xff])), (e) => e instanceof ContractError && /UTF-8/.test(e.message));
+});
+
+test("a contract holding anything but plain JSON values is a ContractError naming where", () => {
+  class Schema {
+    type = "string";
+  }
+  const cases = [
+    [new Map([["type", "string"]]), "", /a Map is not a plain object or array/],
+    [new Set(), "", /a Set is not a plain object or array/],
+    [{ properties: { when: { const: new Date(0) } } }, "/properties/when/const", /a Date is not a plain object/],
+    [{ properties: { a: { pattern: /x/ } } }, "/properties/a/pattern", /a RegExp is not/],
+    [{ anyOf: [new Schema()] }, "/anyOf/0", /a Schema is not/],
+    [{ const: new String("x") }, "/const", /a String is not/],
+    [{ const: Object(1) }, "/const", /a Number is not/],
+    [{ const: new Uint8Array([1]) }, "/const", /a Uint8Array is not/],
+    [{ "a/b": { toJSON: () => ({}) } }, "/a~1b", /toJSON method/],
+    [{ minimum: NaN }, "/minimum", /NaN is not a JSON number/],
+    [{ maximum: -Infinity }, "/maximum", /-Infinity is not a JSON number/],
+    [{ enum: [1, undefined] }, "/enum/1", /undefined/],
+    // eslint-disable-next-line no-sparse-arrays
+    [{ enum: [1, , 2] }, "/enum/1", /a hole/],
+    [{ const: () => 1 }, "/const", /a function is not a JSON value/],
+    [{ const: Symbol("s") }, "/const", /a symbol is not a JSON value/],
+    [{ const: 1n }, "/const", /a bigint is not a JSON value/],
+  ];
+  for (const [document, location, message] of cases) {
+    assert.throws(
+      () => new Contract(document),
+      (e) => e instanceof ContractError && e.mistakes.length === 1 && e.mistakes[0].kind === "not_json" && e.mistakes[0].location === location && message.test(e.message),
+      `${String(message)} at ${location}`,
+    );
+  }
+  // A cycle, a getter that throws, a revoked proxy: refused, never a crash.
+  const cyclic = { type: "object" };
+  cyclic.properties = { self: cyclic };
+  assert.throws(() => new Contract(cyclic), (e) => e instanceof ContractError && e.mistakes[0].location === "/properties/self" && /cycle/.test(e.message));
+  assert.throws(() => new Contract({ get type() { throw new Error("boom"); } }), (e) => e instanceof ContractError && /boom/.test(e.message));
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  assert.throws(() => new Contract({ items: proxy }), ContractError);
+  // What JSON has is kept as it is: a shared (not cyclic) node, a null-prototype
+  // object, an own "__proto__" key, a member left undefined (an optional field).
+  const shared = { type: "integer" };
+  const bare = Object.assign(Object.create(null), { type: "object" });
+  const c = new Contract({ type: "array", prefixItems: [shared, shared, bare], minimum: undefined });
+  assert.equal(c.document, '{"type":"array","prefixItems":[{"type":"integer"},{"type":"integer"},{"type":"object"}]}');
+  const proto = new Contract(JSON.parse('{"type": "object", "properties": {"__proto__": {"type": "string"}}}'));
+  assert.equal(proto.document, '{"type":"object","properties":{"__proto__":{"type":"string"}}}');
+  assert.equal(new Contract(true).check("1").passed, true);
+});
+
+test("a contract string holding a lone surrogate is a ContractError, as the object form's", () => {
+  for (const [text, unit] of [['{"enum": ["\ud800"]}', "D800"], ['{"enum": ["a\udc00"]}', "DC00"]]) {
+    assert.throws(
+      () => new Contract(text),
+      (e) => e instanceof ContractError && e.mistakes[0].kind === "not_json" && e.message.includes(`lone surrogate (U+${unit}`),
+    );
+    assert.throws(() => new Contract(JSON.parse(text)), (e) => e instanceof ContractError && /lone surrogate/.test(e.message));
+  }
+  // A pair is a character.
+  assert.equal(new Contract('{"enum": ["\ud83d\ude00"]}').check('"😀"').passed, true);
+});
+
+test("a surrogate pair split across two string pieces is read as check reads it", () => {
+  const c = new Contract({ enum: ["\uFFFD\uFFFD"] });
+  const s = c.stream();
+  assert.equal(s.feed('"\ud83d'), "pending");
+  s.feed('\ude00"');
+  const v = s.finish();
+  assert.equal(v.passed, false);
+  assert.equal(v.toJSON(), c.check('"😀"').toJSON());
+  // A lone high surrogate, held to the end or followed by bytes, is U+FFFD as check makes it.
+  const lone = new Contract({ enum: ["\uFFFD"] });
+  const held = lone.stream();
+  held.feed('"');
+  held.feed("\ud83d");
+  assert.equal(held.finish().passed, false); // the closing quote never came
+  const ends = lone.stream();
+  ends.feed('"\ud83d');
+  ends.feed(Buffer.from('"'));
+  assert.equal(ends.finish().toJSON(), lone.check('"\ud83d"').toJSON());
+  const pieces = lone.stream();
+  pieces.feed('"');
+  pieces.feed("\ud83d");
+  pieces.feed('"');
+  assert.equal(pieces.finish().toJSON(), lone.check('"\ud83d"').toJSON());
+});
+
+test('objects built from JSON keep a "__proto__" key an own property: schema, partial, repairs, rounds', async () => {
+  const isOwn = (o, what) => {
+    assert.ok(Object.hasOwn(o, "__proto__"), `${what}: no own __proto__`);
+    assert.equal(Object.getPrototypeOf(o), Object.prototype, `${what}: prototype replaced`);
+  };
+  const typed = new Contract('{"type": "object", "properties": {"__proto__": {"type": "string"}}}');
+  for (const provider of ["json-schema", "anthropic"]) isOwn(typed.schema(provider).properties, provider);
+
+  const hazardous = new Contract({ type: "object", "x-vouch": { allow: ["hazardous_keys"] } });
+  const s = hazardous.stream();
+  s.feed('{"b": {"__proto__": {"polluted": 1}}}');
+  isOwn(s.partial.b, "partial");
+  assert.equal(s.partial.b.polluted, undefined);
+
+  const defaulted = new Contract(
+    '{"type": "object", "properties": {"d": {"type": "object", "x-vouch": {"default": {"__proto__": {"polluted": 1}}}}}, "x-vouch": {"allow": ["hazardous_keys"]}}',
+  );
+  const live = defaulted.stream();
+  live.feed("{}");
+  const finished = live.finish();
+  isOwn(finished.repairs[0].after, "a stream's repair");
+  assert.deepEqual(JSON.parse(finished.toJSON()).repairs, finished.repairs);
+  const asked = await rounds(defaulted, () => "{}");
+  isOwn(asked.rounds[0].repairs[0].after, "a round's repair");
+  isOwn(asked.value.d, "a round's value");
+});
+
+test("a contract allowing big_integers never hands over an integer a number would round", async () => {
+  const big = new Contract({ type: "integer", not: { const: 9007199254740992 }, "x-vouch": { allow: ["big_integers"] } });
+  const v = big.check("9007199254740993");
+  assert.equal(v.passed, true);
+  assert.equal(v.json, "9007199254740993");
+  const rounded = (path) => (e) =>
+    e instanceof TypeError && e.message.includes(`the integer at ${path} (`) && /beyond JavaScript's exact range/.test(e.message) && /BigInt-aware/.test(e.message);
+  assert.throws(() => v.value, rounded("(root)"));
+  assert.throws(() => big.parse("9007199254740993"), rounded("(root)"));
+  assert.throws(() => big.parse(Buffer.from("9007199254740993")), rounded("(root)"));
+  // Exact ones are handed over: within the range, or a double holds them.
+  assert.equal(big.parse("9007199254740991"), 9007199254740991);
+  assert.equal(big.parse("-9007199254740994"), -9007199254740994);
+
+  const nested = new Contract({
+    type: "object",
+    properties: { list: { type: "array", items: { type: "integer" } }, name: { type: "string" } },
+    "x-vouch": { allow: ["big_integers"] },
+  });
+  const reply = '{"name": "12345678901234567890 [,{", "a/b": 0, "list": [1, 18446744073709551615]}';
+  assert.throws(() => nested.check(reply).value, rounded("/list/1"));
+  assert.throws(() => nested.parse(reply.replace('"a/b": 0', '"a/b": 18446744073709551615')), rounded("/a~1b"));
+  const [many] = await nested.checkMany([reply]);
+  assert.throws(() => many.value, rounded("/list/1"));
+  const s = nested.stream();
+  s.feed(reply);
+  assert.throws(() => s.finish().value, rounded("/list/1"));
+  const asked = await rounds(nested, () => reply);
+  assert.equal(asked.outcome, "accepted");
+  assert.throws(() => asked.value, rounded("/list/1"));
+  // A string of digits is not a number.
+  assert.deepEqual(nested.parse('{"name": "18446744073709551615"}'), { name: "18446744073709551615" });
+  // A contract without big_integers refuses such an integer outright.
+  assert.equal(new Contract({ type: "integer" }).check("9007199254740993").accepted, false);
+});
+
+test("fromZod refuses a regex without the u flag whose meaning differs under Unicode semantics", () => {
+  for (const [re, construct] of [
+    [/^.$/, "the wildcard ."],
+    [/^[^a]$/, "a negated class"],
+    [/^\S$/, "\\S"],
+    [/^[\s\S]$/, "\\S"],
+    [/^\D$/, "\\D"],
+    [/^\W$/, "\\W"],
+    [/^a\B$/, "\\B"],
+    [/^\p{L}$/, "\\p"],
+    [/^\P{L}$/, "\\P"],
+    [/^\u{61}$/, "\\u{…}"],
+    [/^😀+$/, "the character 😀 (outside the BMP)"],
+    [/^[\uD83D\uDE00]$/, "\\uD83D (a surrogate)"],
+  ]) {
+    assert.throws(
+      () => Contract.fromZod(z.object({ code: z.string().regex(re) })),
+      (e) =>
+        e instanceof ContractError &&
+        e.mistakes[0].kind === "unexportable" &&
+        e.mistakes[0].keyword === "pattern" &&
+        e.mistakes[0].location === "/code" &&
+        e.message.includes(`the regex ${String(re)} has no u flag and holds ${construct}`),
+      String(re),
+    );
+  }
+  // With u (or v) Zod and vouch agree; without a construct that differs, nothing changes.
+  const emoji = JSON.stringify({ code: "😀" });
+  assert.equal(Contract.fromZod(z.object({ code: z.string().regex(/^.$/u) })).check(emoji).passed, true);
+  assert.equal(Contract.fromZod(z.object({ code: z.string().regex(/^\p{L}$/u) })).check('{"code": "é"}').passed, true);
+  assert.equal(Contract.fromZod(z.object({ code: z.string().regex(/^[a-z]+\d*$/) })).check('{"code": "ab1"}').passed, true);
+  assert.equal(Contract.fromZod(z.object({ code: z.string().regex(/^[.]$/) })).check('{"code": "."}').passed, true);
+  // Zod's own formats and literal checks are not the caller's regex.
+  Contract.fromZod(z.object({ host: z.hostname(), low: z.string().lowercase(), pre: z.string().startsWith("😀") }));
+});
+
+test("rounds' maxRounds is a whole number from 1 to 100, else an error naming it", async () => {
+  const c = new Contract({ type: "boolean" });
+  for (const n of [-1, 0, 101, 2 ** 32 + 1, 1.5, NaN, Infinity]) {
+    await assert.rejects(rounds(c, () => "true", { maxRounds: n }), (e) => e instanceof RangeError && e.message === `maxRounds must be a whole number from 1 to 100 (got ${n})`);
+  }
+  await assert.rejects(rounds(c, () => "true", { maxRounds: "2" }), (e) => e instanceof TypeError && e.message === 'maxRounds must be a whole number from 1 to 100 (got "2", a string)');
+  await assert.rejects(rounds(c, () => "true", { maxRounds: null }), (e) => e instanceof TypeError && e.message === "maxRounds must be a whole number from 1 to 100 (got null)");
+  let calls = 0;
+  const out = await rounds(c, () => (++calls, "nope"), { maxRounds: 100 });
+  assert.equal(out.rounds.length, 100);
+  assert.equal(calls, 100);
+  assert.equal((await rounds(c, () => "true", { maxRounds: 1 })).passed, true);
+});
