@@ -572,6 +572,59 @@ struct Contract {
     inner: Arc<vouch::Contract>,
 }
 
+/// The first place in a contract given as a dict where `json.dumps` would
+/// write something else than what is there, as a mistake naming it: a key
+/// that is not a str (`True`, `None`, `1` and `1.5` would become the strings
+/// `"true"`, `"null"`, `"1"`, `"1.5"`) or a float that is not a JSON number
+/// (NaN, ±inf). Walked with an explicit stack (a deep document cannot
+/// overflow this one), each dict or list once (a cycle ends; `json.dumps`
+/// reports it).
+fn not_json_at(schema: &Bound<'_, PyAny>) -> PyResult<Option<vouch_bind::ContractMistake>> {
+    let mistake = |location: String, what: String| {
+        let at = if location.is_empty() { "(root)".to_owned() } else { location.clone() };
+        vouch_bind::ContractMistake {
+            kind: "not_json".to_owned(),
+            keyword: String::new(),
+            location,
+            message: format!("the contract is not JSON: {at}: {what}"),
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![(schema.clone(), String::new())];
+    while let Some((value, path)) = stack.pop() {
+        if let Ok(f) = value.cast::<PyFloat>() {
+            let f = f.value();
+            if !f.is_finite() {
+                return Ok(Some(mistake(path, format!("{f} is not a JSON number"))));
+            }
+        } else if let Ok(dict) = value.cast::<PyDict>() {
+            if !seen.insert(value.as_ptr() as usize) {
+                continue;
+            }
+            for (key, item) in dict.iter() {
+                let Ok(name) = key.cast::<PyString>() else {
+                    let type_name = key.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
+                    let shown = key.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string());
+                    return Ok(Some(mistake(
+                        path,
+                        format!("the key {shown} is not a str ({type_name}): json.dumps would make it a string"),
+                    )));
+                };
+                let name = name.to_cow()?;
+                stack.push((item, format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"))));
+            }
+        } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            if !seen.insert(value.as_ptr() as usize) {
+                continue;
+            }
+            for (i, item) in value.try_iter()?.enumerate() {
+                stack.push((item?, format!("{path}/{i}")));
+            }
+        }
+    }
+    Ok(None)
+}
+
 fn contract_error(py: Python<'_>, mistakes: &[vouch_bind::ContractMistake]) -> PyErr {
     let message = mistakes.iter().map(|m| m.message.as_str()).collect::<Vec<_>>().join("\n");
     let err = ContractError::new_err(message);
@@ -639,7 +692,13 @@ impl Contract {
     /// Compile a contract from its document: a dict, or JSON text (str or bytes).
     #[new]
     fn new(py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let compiled = if schema.is_instance_of::<PyDict>() {
+        let compiled = if let Ok(b) = schema.cast::<PyBool>() {
+            // A boolean schema (true accepts anything, false nothing) is JSON Schema too.
+            vouch_bind::compile(if b.is_true() { b"true" } else { b"false" })
+        } else if schema.is_instance_of::<PyDict>() {
+            if let Some(mistake) = not_json_at(schema)? {
+                return Err(contract_error(py, &[mistake]));
+            }
             let dumped = py.import("json")?.call_method1("dumps", (schema,)).and_then(|s| s.extract::<String>());
             match dumped {
                 Ok(text) => py.detach(|| vouch_bind::compile(text.as_bytes())),
@@ -650,9 +709,14 @@ impl Contract {
                     message: format!("the contract is not JSON: {e}"),
                 }]),
             }
-        } else {
+        } else if schema.is_instance_of::<PyString>() || schema.extract::<PyBackedBytes>().is_ok() {
             let text = raw(schema, "the contract")?;
             py.detach(|| vouch_bind::compile(text.as_ref()))
+        } else {
+            let type_name = schema.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
+            return Err(PyTypeError::new_err(format!(
+                "the contract must be a dict, a bool (a boolean schema) or JSON text (str or bytes), not {type_name}"
+            )));
         };
         match compiled {
             Ok(c) => Ok(Self { inner: Arc::new(c) }),
@@ -716,6 +780,10 @@ impl Contract {
     /// it): the same objects `verdict.value` would build on first access.
     #[pyo3(signature = (raws, *, value = false))]
     fn check_many<'py>(&self, py: Python<'py>, raws: &Bound<'py, PyAny>, value: bool) -> PyResult<Bound<'py, PyList>> {
+        // One reply is iterable too: each of its characters (or bytes) would be checked as a reply.
+        if raws.is_instance_of::<PyString>() || raws.extract::<PyBackedBytes>().is_ok() {
+            return Err(PyTypeError::new_err("check_many takes an iterable of replies, not one reply"));
+        }
         let mut ahead = vouch_bind::CheckAhead::new(Arc::clone(&self.inner));
         let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
         let take = |ahead: &mut vouch_bind::CheckAhead<Raw>, out: &mut Vec<Bound<'py, Verdict>>| -> PyResult<()> {

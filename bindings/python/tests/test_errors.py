@@ -94,3 +94,45 @@ def test_unknown_provider_and_unexportable_contract() -> None:
         "openai", "verdict"
     )
     assert wrapped["json_schema"]["name"] == "verdict"
+
+
+def test_check_many_given_one_reply_is_a_type_error_not_a_check_of_each_character() -> None:
+    single: object
+    for single in ["{}", b"{}", bytearray(b"{}")]:
+        with pytest.raises(TypeError) as e:
+            OBJ.check_many(single)  # type: ignore[arg-type]
+        assert str(e.value) == "check_many takes an iterable of replies, not one reply"
+    assert [v.accepted for v in OBJ.check_many(["{}", b"{}", bytearray(b"[]")])] == [True, True, False]  # type: ignore[list-item]
+
+
+def test_a_boolean_schema_is_a_contract() -> None:
+    assert vouch.Contract(True).check('{"any": 1}').passed
+    assert vouch.Contract(False).check("{}").outcome == "refused"
+    bad: object
+    for bad in [5, None, [1], 1.5]:
+        with pytest.raises(TypeError) as e:
+            vouch.Contract(bad)  # type: ignore[arg-type]
+        assert str(e.value) == (
+            f"the contract must be a dict, a bool (a boolean schema) or JSON text (str or bytes), not {type(bad).__name__}"
+        )
+
+
+@pytest.mark.parametrize(
+    ("schema", "location", "what"),
+    [
+        ({True: {}}, "", "the key True is not a str (bool): json.dumps would make it a string"),
+        ({"properties": {"a": {None: 1}}}, "/properties/a", "the key None is not a str (NoneType): json.dumps would make it a string"),
+        ({"properties": {1: {}}}, "/properties", "the key 1 is not a str (int): json.dumps would make it a string"),
+        ({"anyOf": [{1.5: 2}]}, "/anyOf/0", "the key 1.5 is not a str (float): json.dumps would make it a string"),
+        ({"anyOf": ({}, {(1, 2): 2})}, "/anyOf/1", "the key (1, 2) is not a str (tuple): json.dumps would make it a string"),
+        ({"properties": {"a/b~": {"minimum": float("nan")}}}, "/properties/a~1b~0/minimum", "NaN is not a JSON number"),
+        ({"enum": [1, float("-inf")]}, "/enum/1", "-inf is not a JSON number"),
+    ],
+)
+def test_a_dict_contract_json_dumps_would_change_is_a_contract_error_naming_where(
+    schema: object, location: str, what: str
+) -> None:
+    with pytest.raises(vouch.ContractError) as e:
+        vouch.Contract(schema)  # type: ignore[arg-type]
+    assert [(m["kind"], m["location"]) for m in e.value.mistakes] == [("not_json", location)]
+    assert str(e.value) == f"the contract is not JSON: {location or '(root)'}: {what}"

@@ -96,3 +96,29 @@ def test_bad_arguments_are_refused_up_front() -> None:
         vouch.rounds(PLATE, lambda m: 42)  # type: ignore[arg-type, return-value]
     with pytest.raises(ValueError):
         vouch.rounds(PLATE, lambda m: GOOD, fallback={"x": float("nan")})
+
+
+def test_max_rounds_out_of_bounds_is_a_value_error_in_the_core_s_words() -> None:
+    # A negative count was an OverflowError ("can't convert negative int to unsigned").
+    for given, said in [(-1, "at least 1 (got -1)"), (0, "at least 1 (got 0)"), (101, "at most 100 (got 101)"), (2**70, f"at most 100 (got {2**70})")]:
+        with pytest.raises(ValueError) as e:
+            vouch.rounds(PLATE, lambda m: GOOD, max_rounds=given)
+        assert str(e.value) == f"max_rounds must be {said}"
+        with pytest.raises(ValueError, match="max_rounds must be"):
+            asyncio.run(vouch.rounds_async(PLATE, _async_good, max_rounds=given))
+    assert len(vouch.rounds(PLATE, lambda m: "nope", max_rounds=100).rounds) == 100
+
+
+async def _async_good(messages: List[Any]) -> str:
+    return GOOD
+
+
+def test_a_reply_as_bytearray_is_taken_as_check_takes_it() -> None:
+    assert PLATE.check(bytearray(GOOD.encode())).passed  # type: ignore[arg-type]
+    outcome = vouch.rounds(PLATE, lambda m: bytearray(GOOD.encode()))
+    assert (outcome.outcome, outcome.source, outcome.value) == ("accepted", "model", PLATE.parse(GOOD))
+    # What check refuses, rounds refuses alike.
+    with pytest.raises(TypeError, match="a reply must be str or bytes, not memoryview"):
+        PLATE.check(memoryview(GOOD.encode()))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"must return the reply's text \(str, bytes, bytearray or None\), not memoryview"):
+        vouch.rounds(PLATE, lambda m: memoryview(GOOD.encode()))  # type: ignore[arg-type, return-value]

@@ -16,6 +16,7 @@ missing, null or wrong-typed is *refused*, told apart from a real finding.
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
@@ -53,7 +54,7 @@ __all__ = [
 #: A chat message (OpenAI's format: ``{"role": ..., "content": ...}``); typed
 #: ``Any`` so a ``call`` annotated with an SDK's own message type fits.
 Message = Any
-Reply = Union[str, bytes, None]
+Reply = Union[str, bytes, bytearray, None]
 
 
 class Refused(Exception):
@@ -126,10 +127,21 @@ def _fallback_json(fallback: Any) -> Optional[str]:
     return json.dumps(fallback, allow_nan=False)
 
 
+#: The most rounds one ask may take (the core's bound).
+_MAX_ROUNDS = 100
+
+
 def _start(
     contract: _NativeContract, max_rounds: int, fallback: Any, messages: Optional[List[Message]]
 ) -> "tuple[_Rounds, List[Message]]":
-    state = _Rounds(contract, max_rounds, _fallback_json(fallback))
+    # Checked here, in the core's words: the native call takes an unsigned
+    # number, and would say a negative one "can't convert" (an OverflowError).
+    wanted = operator.index(max_rounds)
+    if wanted < 1:
+        raise ValueError(f"max_rounds must be at least 1 (got {wanted})")
+    if wanted > _MAX_ROUNDS:
+        raise ValueError(f"max_rounds must be at most {_MAX_ROUNDS} (got {wanted})")
+    state = _Rounds(contract, wanted, _fallback_json(fallback))
     given = list(messages or [])
     if given and given[0].get("role") == "system" and isinstance(given[0].get("content"), str):
         first = dict(given[0])
@@ -144,7 +156,12 @@ def _text(reply: Reply) -> Union[str, bytes]:
         return ""
     if isinstance(reply, (str, bytes)):
         return reply
-    raise TypeError(f"call(messages) must return the reply's text (str, bytes or None), not {type(reply).__name__}")
+    if isinstance(reply, bytearray):
+        # As check takes it.
+        return bytes(reply)
+    raise TypeError(
+        f"call(messages) must return the reply's text (str, bytes, bytearray or None), not {type(reply).__name__}"
+    )
 
 
 def _next(state: _Rounds, convo: List[Message], reply: Reply) -> bool:

@@ -116,7 +116,8 @@ class StreamCheck:
 class Contract:
     """A compiled contract."""
 
-    def __init__(self, schema: Union[Dict[str, Any], str, bytes]) -> None: ...
+    def __init__(self, schema: Union[Dict[str, Any], bool, str, bytes]) -> None:
+        """A dict (str keys, finite numbers), a boolean schema, or JSON text (str or bytes)."""
     def check(self, raw: Union[str, bytes], *, value: bool = False) -> Verdict:
         """Check one reply (the GIL released from 2,048 bytes on; the value
         built on first access). ``value=True``: the value built in the
