@@ -127,7 +127,7 @@ impl Catalog {
                 });
                 continue;
             }
-            let loaded = std::fs::read_to_string(&path)
+            let loaded = read_contract_file(&path)
                 .map_err(|e| format!("{}: cannot read the contract: {e}", path.display()))
                 .and_then(|text| {
                     let contract = Contract::from_json_str(&text).map_err(|e| {
@@ -216,4 +216,27 @@ impl InlineCache {
         }
         InlineContract::Ready(entry)
     }
+}
+
+/// Largest contract file read (a contract is a schema, not data).
+const MAX_CONTRACT_FILE: u64 = 4 * 1024 * 1024;
+
+/// A contract file's text: a regular file (after symlinks), read only up to
+/// [`MAX_CONTRACT_FILE`]. A FIFO would block the reload (and with it every
+/// request waiting on the catalog), a link to `/dev/zero` would fill memory.
+fn read_contract_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_CONTRACT_FILE {
+        return Err(std::io::Error::other(format!("larger than {MAX_CONTRACT_FILE} bytes")));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?.take(MAX_CONTRACT_FILE + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONTRACT_FILE {
+        return Err(std::io::Error::other(format!("larger than {MAX_CONTRACT_FILE} bytes")));
+    }
+    Ok(text)
 }

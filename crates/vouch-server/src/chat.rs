@@ -168,7 +168,9 @@ pub(crate) fn prepare(
     if !body.get("messages").is_some_and(Value::is_array) {
         return Err(Box::new(bad_request(scrub, "invalid_body", "messages must be an array")));
     }
-    if body.get("n").and_then(Value::as_u64).is_some_and(|n| n != 1) {
+    // `n` absent, null or the integer 1: anything else (2, 2.0, "2", true) is
+    // refused, not forwarded for a lenient upstream to read as 2.
+    if body.get("n").is_some_and(|n| !n.is_null() && n.as_u64() != Some(1)) {
         return Err(Box::new(bad_request(scrub, "unsupported_n", "vouch answers one choice per request: n must be 1")));
     }
     let fallback = match body.remove("vouch") {

@@ -517,10 +517,25 @@ async fn chat_route(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    g.metrics.in_flight(1);
-    let r = chat::chat(Arc::clone(&g), headers, body, id).await;
-    g.metrics.in_flight(-1);
-    r
+    // Counted down on drop: a client that hangs up drops this future mid-way.
+    let _counted = InFlight::new(Arc::clone(&g));
+    chat::chat(Arc::clone(&g), headers, body, id).await
+}
+
+/// One request counted in `vouch_in_flight` while this lives.
+struct InFlight(Arc<Gateway>);
+
+impl InFlight {
+    fn new(g: Arc<Gateway>) -> Self {
+        g.metrics.in_flight(1);
+        Self(g)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.metrics.in_flight(-1);
+    }
 }
 
 async fn jobs_post_route(

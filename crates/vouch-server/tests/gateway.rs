@@ -685,7 +685,54 @@ async fn a_reload_keeps_the_old_contract_when_the_new_one_does_not_compile() {
     let names: Vec<String> = r.gateway.catalog().named.keys().cloned().collect();
     assert_eq!(names, ["extra", "plate"]);
     assert!(r.gateway.catalog().named["plate"].asker.contract().check(CLEAN_PLATE).is_accepted(), "the old plate");
+    // Files that are not contracts are refused without blocking the reload
+    // on them (a FIFO) or reading them whole (a link to /dev/zero).
+    let fifo = std::process::Command::new("mkfifo").arg(dir.join("fifo.json")).status();
+    assert!(fifo.is_ok_and(|s| s.success()), "mkfifo");
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.json")).unwrap();
+    std::fs::write(dir.join("huge.json"), vec![b' '; 4 * 1024 * 1024 + 1]).unwrap();
+    let (done, waited) = std::sync::mpsc::channel();
+    let gateway = std::sync::Arc::clone(&r.gateway);
+    std::thread::spawn(move || done.send(gateway.reload()).ok());
+    let errors = waited.recv_timeout(Duration::from_secs(10)).expect("the reload ends").unwrap();
+    let mut named: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e.name.as_str(),
+                if e.message.contains("not a regular file") {
+                    "not a file"
+                } else if e.message.contains("larger than") {
+                    "too large"
+                } else {
+                    "other"
+                },
+            )
+        })
+        .filter(|(n, _)| *n != "plate")
+        .collect();
+    named.sort_unstable();
+    assert_eq!(named, [("fifo", "not a file"), ("huge", "too large"), ("zero", "not a file")], "{errors:?}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn n_other_than_the_integer_one_is_refused_before_any_upstream_call() {
+    // No upstream listens: a request that got past the check would answer 5xx.
+    let r = start(config(&refused_url()), vec![]);
+    for n in [json!(2), json!(0), json!(2.0), json!(1.5), json!("2"), json!(-1), json!(true), json!([1])] {
+        let mut body = plate_request();
+        body["n"] = n.clone();
+        let (status, _, text) = post(&r, &body).await;
+        assert_eq!(status, 400, "n = {n}: {text}");
+        assert!(text.contains("unsupported_n"), "n = {n}: {text}");
+    }
+    for n in [json!(1), json!(null)] {
+        let mut body = plate_request();
+        body["n"] = n.clone();
+        let (status, _, _) = post(&r, &body).await;
+        assert_ne!(status, 400, "n = {n} is one choice");
+    }
 }
 
 /// A whole completion of the clean plate (not a stream), written `bytes` at
