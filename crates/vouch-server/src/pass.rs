@@ -8,9 +8,13 @@ use std::time::Duration;
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::timeout;
+
+use vouch_llm::Scrubber;
 
 use crate::reply::error;
 use crate::{ClientKey, Gateway};
@@ -84,6 +88,16 @@ pub async fn forward(
             )
         }
     };
+    let streamed = kind.as_ref().and_then(|k| k.to_str().ok()).is_some_and(|k| k.contains("event-stream"));
+    if streamed && secret_across_events(scrub, &buf) {
+        return error(
+            StatusCode::BAD_GATEWAY,
+            "upstream_error",
+            "secret_in_answer",
+            "the upstream's streamed answer held the key across its events; it was not relayed",
+            scrub,
+        );
+    }
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     let body = scrub.scrub_bytes(&buf).into_owned();
     let mut r = (status, body).into_response();
@@ -92,4 +106,30 @@ pub async fn forward(
     }
     r.headers_mut().insert("x-vouch-checked", HeaderValue::from_static("false"));
     r
+}
+
+/// Whether a streamed answer holds a secret once each string of its events
+/// is joined with the same string of the others (by its place in the
+/// event: `choices/0/delta/content`…). A scrub of the bytes sees a key sent
+/// a character an event only as many pieces, each wrapped in JSON.
+fn secret_across_events(scrub: &Scrubber, body: &[u8]) -> bool {
+    if !scrub.has_secrets() {
+        return false;
+    }
+    let mut joined: BTreeMap<String, String> = BTreeMap::new();
+    for line in body.split(|&b| b == b'\n') {
+        let Some(data) = line.strip_prefix(b"data:") else { continue };
+        let Ok(event) = serde_json::from_slice::<Value>(data.trim_ascii()) else { continue };
+        // An explicit stack: an event's depth is serde_json's to bound (128).
+        let mut stack = vec![(String::new(), &event)];
+        while let Some((path, v)) = stack.pop() {
+            match v {
+                Value::String(s) => joined.entry(path).or_default().push_str(s),
+                Value::Array(items) => stack.extend(items.iter().enumerate().map(|(i, x)| (format!("{path}/{i}"), x))),
+                Value::Object(map) => stack.extend(map.iter().map(|(k, x)| (format!("{path}/{k}"), x))),
+                _ => {}
+            }
+        }
+    }
+    joined.values().any(|text| scrub.holds_secret(text.as_bytes()))
 }

@@ -957,3 +957,30 @@ async fn a_slow_drip_is_cut_at_the_total_backstop() {
     let seen = fake.wait_done(0, Duration::from_secs(5));
     assert!(!seen.finished && seen.closed_by_client.is_some(), "the upstream saw the request dropped: {seen:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn passed_through_a_key_sent_a_character_an_event_is_never_relayed() {
+    // `without_contract = "pass"`: the answer is read whole, and its events'
+    // strings joined, before anything goes to the client.
+    let content = format!(r#"{{"s": "pre{KEY}post"}}"#);
+    let fake = SseFake::start(vec![SseStep::reply(&content, content.len())]);
+    let mut c = config(&fake.base_url);
+    c.without_contract = vouch_server::WithoutContract::Pass;
+    let r = start(c, vec![]);
+    let body = json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let (status, _, text) = post(&r, &body).await;
+    assert_eq!(status, 502, "{text}");
+    assert_eq!(json_of(&text)["error"]["code"], "secret_in_answer");
+    // One character an event, nothing of the key is in the answer's text.
+    assert!(!text.contains(&KEY[..4]), "{text}");
+    // Without the key, the same stream is relayed as it came.
+    let content = r#"{"s": "nothing to hide"}"#;
+    let fake = SseFake::start(vec![SseStep::reply(content, content.len())]);
+    let mut c = config(&fake.base_url);
+    c.without_contract = vouch_server::WithoutContract::Pass;
+    let r = start(c, vec![]);
+    let (status, headers, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(headers["x-vouch-checked"], "false");
+    assert!(text.contains("data:"), "{text}");
+}
