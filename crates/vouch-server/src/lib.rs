@@ -97,6 +97,9 @@ pub const REQUEST_ID: &str = "x-request-id";
 /// forwarded.
 pub const TOKEN_HEADER: &str = "x-vouch-token";
 
+/// The longest upstream key a client may bring (`pass_client_key`).
+const MAX_CLIENT_KEY: usize = 1024;
+
 /// How many clients' keys are kept with their scrubbers built
 /// (`pass_client_key`); past it the cache starts again.
 const CLIENT_KEYS_KEPT: usize = 256;
@@ -423,13 +426,26 @@ impl Gateway {
             Box::new(r)
         };
         let Some(given) = given else { return Err(refuse()) };
-        let mut kept = self.client_keys.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(k) = kept.get(given) {
+        // Providers' keys are at most a few hundred characters; the scrubber of
+        // a key costs time and memory in its length (a 200 KB "key" took 19 s).
+        if given.len() > MAX_CLIENT_KEY {
+            let r = reply::error(
+                StatusCode::UNAUTHORIZED,
+                "invalid_request_error",
+                "invalid_api_key",
+                &format!("an upstream key is at most {MAX_CLIENT_KEY} bytes"),
+                &self.scrub,
+            );
+            return Err(Box::new(r));
+        }
+        if let Some(k) = self.client_keys.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(given) {
             return Ok(Some(Arc::clone(k)));
         }
+        // Built without the lock: other clients' requests do not wait for it.
         let Some(forwarded) = ForwardedKey::new(&ApiKey::new(given), &self.token_texts) else { return Err(refuse()) };
         let answers = forwarded.scrubber().clone().without_patterns();
         let key = Arc::new(ClientKey { forwarded, answers });
+        let mut kept = self.client_keys.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if kept.len() >= CLIENT_KEYS_KEPT {
             kept.clear();
         }

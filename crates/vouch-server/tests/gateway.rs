@@ -518,6 +518,13 @@ async fn with_pass_client_key_each_client_s_own_key_goes_upstream_and_is_scrubbe
     assert_eq!(status, 401, "{text}");
     assert_eq!(json_of(&text)["error"]["code"], "missing_api_key");
     assert_eq!(headers["www-authenticate"], "Bearer");
+    // A "key" far longer than any provider's is refused before its scrubber is built.
+    let long = format!("Bearer {}", "k".repeat(200_000));
+    let started = Instant::now();
+    let (status, _, text) =
+        post_with(&r, &plate_request(), &[("x-vouch-token", TOKEN), ("authorization", &long)]).await;
+    assert_eq!((status, json_of(&text)["error"]["code"].as_str()), (401, Some("invalid_api_key")), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(5), "refused at once");
     assert_eq!(fake.count(), 0);
 
     let (status, _, text) =
