@@ -477,3 +477,25 @@ fn assert_refused_first(verdict: &Verdict, code: &str, path: &str) {
     let first = verdict.problems().first().unwrap_or_else(|| panic!("refused: {verdict:?}"));
     assert_eq!((first.code.as_str(), first.path.as_str()), (code, path), "{:?}", verdict.problems());
 }
+
+#[test]
+fn the_patterns_of_one_contract_are_bounded_together() {
+    // Ten bytes of pattern are about 5 MB of program; forty of them took a server 278 MB.
+    let big = |n: usize| {
+        let properties: serde_json::Map<String, serde_json::Value> = (0..n)
+            .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": format!("^\\w{{{}}}$", 40_000 + i)})))
+            .collect();
+        Contract::from_value(json!({"type": "object", "properties": properties}))
+    };
+    assert!(big(2).is_ok(), "a few large patterns compile");
+    let refused = big(40).expect_err("forty do not");
+    let first = refused.every().next().unwrap();
+    assert_eq!(first.kind, CompileErrorKind::BadPattern, "{refused}");
+    assert!(first.to_string().contains("MiB the contract's patterns may take together"), "{refused}");
+    // Many small patterns are charged little each: a large contract of them compiles.
+    let properties: serde_json::Map<String, serde_json::Value> = (0..500)
+        .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": format!("^[a-z]{{1,{}}}-[0-9]+$", i + 1)})))
+        .collect();
+    let many = Contract::from_value(json!({"type": "object", "properties": properties})).unwrap();
+    assert!(many.check(br#"{"p3": "abc-12"}"#).is_accepted());
+}

@@ -13,7 +13,7 @@ use super::policy::{self, RootPolicy};
 use super::resolve::{self, Index, RECURSIVE};
 use crate::format::Format;
 use crate::node::{self, Node, NodeId, Pattern, Types};
-use crate::pattern::compile_pattern;
+use crate::pattern::{compile_pattern_within, CONTRACT_PATTERNS_LIMIT};
 use crate::pointer;
 
 /// Deepest schema nesting compiled (the compiler recurses per level).
@@ -38,6 +38,8 @@ pub(crate) struct Compiled {
     pub root_policy: RootPolicy,
     /// Unknown keywords read as annotations: (location, keyword).
     pub unknown: Vec<(String, String)>,
+    /// What the compiled patterns are charged, in bytes.
+    pub patterns_size: usize,
 }
 
 struct Compiler<'a> {
@@ -74,6 +76,9 @@ struct Compiler<'a> {
     /// of them for another dynamic context.
     compiled_at: HashSet<String>,
     specialized: usize,
+    /// What the patterns compiled so far are charged (see
+    /// [`CONTRACT_PATTERNS_LIMIT`]).
+    patterns_size: usize,
 }
 
 type Result<T> = std::result::Result<T, CompileError>;
@@ -144,6 +149,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
         context_ids: HashMap::from([(Vec::new(), 0)]),
         compiled_at: HashSet::new(),
         specialized: 0,
+        patterns_size: 0,
     };
     let root = c.node(document, String::new());
     let mut errors = std::mem::take(&mut c.errors);
@@ -166,6 +172,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
     let nodes = c.nodes;
     let root_policy = c.root_policy;
     let unknown = c.unknown;
+    let patterns_size = c.patterns_size;
     let mut nodes = nodes;
     for n in &mut nodes {
         n.exact_integers = !root_policy.big_integers;
@@ -179,7 +186,7 @@ pub(crate) fn compile(document: &Value, documents: &[(String, Value)]) -> Result
         if root_policy.big_integers { crate::read::Integers::Wide } else { crate::read::Integers::AsDoubles };
     policy::check_defaults(&nodes, integers)?;
     nodes.iter_mut().for_each(Node::fold_unevaluated);
-    Ok(Compiled { nodes, root, root_policy, unknown })
+    Ok(Compiled { nodes, root, root_policy, unknown, patterns_size })
 }
 
 fn invalid(keyword: &str, location: &str, what: &str) -> CompileError {
@@ -291,10 +298,12 @@ impl<'a> Compiler<'a> {
         map.iter().map(|(k, s)| Ok((k.clone(), self.node(s, pointer::join(&base, k))?))).collect()
     }
 
-    fn pattern(&self, keyword: &str, location: &str, source: &str) -> Result<Pattern> {
-        compile_pattern(source)
-            .map(|regex| Pattern { source: source.to_owned(), regex })
-            .map_err(|why| CompileError::new(Kind::BadPattern, keyword, location, why))
+    fn pattern(&mut self, keyword: &str, location: &str, source: &str) -> Result<Pattern> {
+        let room = CONTRACT_PATTERNS_LIMIT.saturating_sub(self.patterns_size);
+        let (regex, charged) = compile_pattern_within(source, room)
+            .map_err(|why| CompileError::new(Kind::BadPattern, keyword, location, why))?;
+        self.patterns_size = self.patterns_size.saturating_add(charged);
+        Ok(Pattern { source: source.to_owned(), regex })
     }
 
     fn keywords(&mut self, map: &'a Map<String, Value>, location: &str) -> Result<Node> {

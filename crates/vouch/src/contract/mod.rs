@@ -65,6 +65,8 @@ pub struct Contract {
     findings: bool,
     /// Unknown keywords read as annotations: (location, keyword).
     unknown_keywords: Vec<(String, String)>,
+    /// See [`Contract::size_estimate`].
+    patterns_size: usize,
 }
 
 impl Contract {
@@ -167,6 +169,7 @@ impl Contract {
             repairs,
             findings,
             unknown_keywords: compiled.unknown,
+            patterns_size: compiled.patterns_size,
         };
         contract.with_limits(limits)
     }
@@ -214,6 +217,25 @@ impl Contract {
     #[must_use]
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// About how many bytes of memory this compiled contract holds (its
+    /// document, its compiled nodes and its patterns' programs, as charged
+    /// against the bound on a contract's patterns), for a caller that keeps
+    /// many contracts (a cache of schemas sent by clients) and bounds them by
+    /// memory, not by count: ten bytes of pattern can compile to megabytes.
+    ///
+    /// ```
+    /// let small = vouch::Contract::from_json_str(r#"{"type": "string", "pattern": "^a$"}"#)?;
+    /// let large = vouch::Contract::from_json_str(r#"{"type": "string", "pattern": "^\\w{4000}$"}"#)?;
+    /// assert!(large.size_estimate() > 100 * small.size_estimate());
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    #[must_use]
+    pub fn size_estimate(&self) -> usize {
+        let nodes = self.nodes.len().saturating_mul(std::mem::size_of::<Node>() + std::mem::size_of::<Plan>());
+        let document = crate::to_json_string(&self.document).len().saturating_mul(4);
+        nodes.saturating_add(document).saturating_add(self.patterns_size)
     }
 
     /// The contract document as written (with its `x-vouch` policy).

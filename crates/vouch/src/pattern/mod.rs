@@ -21,6 +21,24 @@ use regex::Regex;
 /// allocate without bound.
 const REGEX_SIZE_LIMIT: usize = 1 << 22;
 
+/// Size limit for all the compiled patterns of one contract together (see
+/// [`compile_pattern_within`]): one pattern can take 4 MiB (`\w{40000}` is
+/// 5 MB of program from ten bytes), and a contract of forty of them took a
+/// server 278 MB.
+pub(crate) const CONTRACT_PATTERNS_LIMIT: usize = 1 << 25;
+
+/// The sizes a pattern is tried at, smallest first: it is charged the
+/// first that holds it (the regex crate tells whether a program fits, not
+/// its size), each four times the last: the charge is at most four times
+/// the program.
+const PATTERN_TIERS: [usize; 6] = [1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, REGEX_SIZE_LIMIT];
+
+/// The lazy DFA's cache of one compiled pattern, per thread that matches
+/// (the regex crate's default is 2 MiB): a hostile reply cannot grow it
+/// past this, and a pattern that needs more falls back to a slower engine,
+/// still linear.
+const DFA_CACHE_LIMIT: usize = 1 << 18;
+
 /// A compiled pattern. Its one question is [`Matcher::is_match`].
 #[derive(Debug, Clone)]
 pub(crate) struct Matcher {
@@ -61,6 +79,13 @@ impl Matcher {
 /// Compile an ECMA-262 pattern, or say why it cannot be enforced (the
 /// construct and its character offset).
 pub(crate) fn compile_pattern(source: &str) -> Result<Matcher, String> {
+    compile_pattern_within(source, usize::MAX).map(|(matcher, _)| matcher)
+}
+
+/// [`compile_pattern`] within `room` bytes of compiled program (what is left
+/// of a contract's [`CONTRACT_PATTERNS_LIMIT`]): the matcher, and the bytes
+/// it is charged (for each regex, the first of [`PATTERN_TIERS`] it fits).
+pub(crate) fn compile_pattern_within(source: &str, room: usize) -> Result<(Matcher, usize), String> {
     let ast = parse::parse(source)
         .map_err(|e| format!("the pattern {source:?} is refused at character {}: {}", e.at, e.what))?;
     let (main, looks) = anchored(ast).map_err(|(at, positive)| {
@@ -70,11 +95,30 @@ pub(crate) fn compile_pattern(source: &str) -> Result<Matcher, String> {
              ^, which vouch cannot run in linear time"
         )
     })?;
-    let build = |translated: &str| {
-        regex::RegexBuilder::new(translated)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .build()
-            .map_err(|e| format!("the pattern {source:?} is too large or too deep to run: {e}"))
+    let mut charged = 0usize;
+    let mut build = |translated: &str| {
+        let left = room.saturating_sub(charged);
+        let mut last = None;
+        for tier in PATTERN_TIERS {
+            let limit = tier.min(left);
+            let built = regex::RegexBuilder::new(translated).size_limit(limit).dfa_size_limit(DFA_CACHE_LIMIT).build();
+            match built {
+                Ok(re) => {
+                    charged = charged.saturating_add(limit);
+                    return Ok(re);
+                }
+                Err(e) => last = Some(e),
+            }
+            if limit < tier {
+                return Err(format!(
+                    "the pattern {source:?} does not fit in what is left of the {} MiB the contract's patterns \
+                     may take together",
+                    CONTRACT_PATTERNS_LIMIT >> 20
+                ));
+            }
+        }
+        let why = last.map_or_else(String::new, |e| e.to_string());
+        Err(format!("the pattern {source:?} is too large or too deep to run: {why}"))
     };
     let main = build(&emit::emit(&main))?;
     let conditions = looks
@@ -84,7 +128,7 @@ pub(crate) fn compile_pattern(source: &str) -> Result<Matcher, String> {
             build(&ahead).map(|re| (*positive, re))
         })
         .collect::<Result<_, _>>()?;
-    Ok(Matcher { main, conditions })
+    Ok((Matcher { main, conditions }, charged))
 }
 
 /// A lookahead taken out of a pattern: must it match (`(?=`), the offset in
