@@ -153,7 +153,9 @@ impl Catalog {
 }
 
 /// Inline contracts, compiled once per distinct schema text, the oldest
-/// dropped past `capacity` entries or `max_bytes` of schema text.
+/// dropped past `capacity` entries or `max_bytes` of memory (each weighed by
+/// [`Contract::size_estimate`] and its text: a schema of a few bytes of
+/// pattern can compile to megabytes).
 pub struct InlineCache {
     inner: Mutex<Inline>,
     capacity: usize,
@@ -162,7 +164,8 @@ pub struct InlineCache {
 
 #[derive(Default)]
 struct Inline {
-    by_text: HashMap<String, Arc<Entry>>,
+    /// Each entry with its weight.
+    by_text: HashMap<String, (Arc<Entry>, usize)>,
     order: VecDeque<String>,
     bytes: usize,
 }
@@ -188,30 +191,38 @@ impl InlineCache {
         self.inner.lock().map_or(0, |i| i.by_text.len())
     }
 
+    /// Whether none is cached.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The entry of this schema, compiling it on first sight.
     pub fn get_or_compile(&self, schema: &Value, config: &ServerConfig, key: Option<&ApiKey>) -> InlineContract {
         let text = vouch::to_json_string(schema);
-        if let Some(e) = self.inner.lock().ok().and_then(|i| i.by_text.get(&text).cloned()) {
+        if let Some((e, _)) = self.inner.lock().ok().and_then(|i| i.by_text.get(&text).cloned()) {
             return InlineContract::Ready(e);
         }
         let contract = match Contract::from_value(schema.clone()) {
             Ok(c) => c,
             Err(e) => return InlineContract::Invalid(e.every().map(ToString::to_string).collect()),
         };
+        let weight = contract.size_estimate().saturating_add(text.len());
         let entry = match entry("inline", contract, version_of(text.as_bytes()), config, key) {
             Ok(e) => Arc::new(e),
             Err(message) => return InlineContract::Invalid(vec![message]),
         };
         if let Ok(mut inner) = self.inner.lock() {
-            if text.len() <= self.max_bytes && !inner.by_text.contains_key(&text) {
-                while inner.by_text.len() >= self.capacity || inner.bytes.saturating_add(text.len()) > self.max_bytes {
+            if weight <= self.max_bytes && !inner.by_text.contains_key(&text) {
+                while inner.by_text.len() >= self.capacity || inner.bytes.saturating_add(weight) > self.max_bytes {
                     let Some(oldest) = inner.order.pop_front() else { break };
-                    inner.bytes = inner.bytes.saturating_sub(oldest.len());
-                    inner.by_text.remove(&oldest);
+                    if let Some((_, w)) = inner.by_text.remove(&oldest) {
+                        inner.bytes = inner.bytes.saturating_sub(w);
+                    }
                 }
-                inner.bytes = inner.bytes.saturating_add(text.len());
+                inner.bytes = inner.bytes.saturating_add(weight);
                 inner.order.push_back(text.clone());
-                inner.by_text.insert(text, Arc::clone(&entry));
+                inner.by_text.insert(text, (Arc::clone(&entry), weight));
             }
         }
         InlineContract::Ready(entry)

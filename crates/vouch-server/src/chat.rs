@@ -103,9 +103,17 @@ fn excerpt(s: &str) -> String {
     s.chars().take(64).collect()
 }
 
+/// The keys of a request's `vouch` object (`webhook` is a job's: see `jobs`).
+const VOUCH_OPTIONS: [&str; 2] = ["fallback", "webhook"];
+
 /// A limit header: a positive integer, or a 400.
 fn header_number(scrub: &Scrubber, headers: &HeaderMap, name: &str) -> Result<Option<u64>, Box<Response>> {
-    let Some(v) = headers.get(name) else { return Ok(None) };
+    let mut given = headers.get_all(name).iter();
+    let Some(v) = given.next() else { return Ok(None) };
+    if given.next().is_some() {
+        // Which one a proxy on the way would keep is not ours to guess.
+        return Err(Box::new(bad_request(scrub, "invalid_limit", &format!("{name} is given more than once"))));
+    }
     match v.to_str().ok().and_then(|t| t.trim().parse::<u64>().ok()).filter(|n| *n > 0) {
         Some(n) => Ok(Some(n)),
         None => Err(Box::new(bad_request(scrub, "invalid_limit", &format!("{name} must be a positive integer")))),
@@ -173,8 +181,20 @@ pub(crate) fn prepare(
     if body.get("n").is_some_and(|n| !n.is_null() && n.as_u64() != Some(1)) {
         return Err(Box::new(bad_request(scrub, "unsupported_n", "vouch answers one choice per request: n must be 1")));
     }
+    if body.get("stream").is_some_and(|s| !s.is_boolean() && !s.is_null()) {
+        return Err(Box::new(bad_request(scrub, "invalid_body", "stream must be true or false")));
+    }
     let fallback = match body.remove("vouch") {
         None => None,
+        Some(Value::Object(v)) if v.keys().any(|k| !VOUCH_OPTIONS.contains(&k.as_str())) => {
+            // A misspelt key (`fallbak`) would otherwise drop the fallback silently.
+            let unknown = v.keys().find(|k| !VOUCH_OPTIONS.contains(&k.as_str())).map(|k| excerpt(k));
+            return Err(Box::new(bad_request(
+                scrub,
+                "invalid_body",
+                &format!("vouch holds fallback (and, for a job, webhook), not {:?}", unknown.unwrap_or_default()),
+            )));
+        }
         Some(Value::Object(mut v)) => v.remove("fallback").filter(|f| !f.is_null()),
         Some(_) => {
             return Err(Box::new(bad_request(scrub, "invalid_body", "vouch must be an object ({\"fallback\": …})")))
@@ -328,8 +348,11 @@ impl Call {
                     )
                 }
             };
-            if outcome.is_fallback() {
-                return self.fallback_stream(&outcome, permit);
+            // Accepted with nothing relayed (the fallback, or an upstream that
+            // answered one JSON document, not a stream): still a stream, as
+            // asked: an SDK iterating it would otherwise see no chunk and no error.
+            if accepted_json(&outcome).is_some() {
+                return self.one_chunk_stream(&outcome, permit);
             }
             return self.whole(&outcome);
         };
@@ -354,9 +377,10 @@ impl Call {
         r
     }
 
-    /// Every round refused before anything was relayed, and the fallback
-    /// accepted: sent as one chunk, marked `source: fallback`.
-    fn fallback_stream(&self, outcome: &Outcome, permit: Option<OwnedSemaphorePermit>) -> Response {
+    /// An answer accepted before anything was relayed (every round refused
+    /// and the fallback taken, marked `source: fallback`; or an upstream that
+    /// answered a stream with one JSON document): sent as one chunk.
+    fn one_chunk_stream(&self, outcome: &Outcome, permit: Option<OwnedSemaphorePermit>) -> Response {
         self.g.metrics.ask(&self.entry.name, outcome, self.max_tokens);
         let content = accepted_json(outcome).unwrap_or_default();
         let mut text = String::new();

@@ -61,14 +61,13 @@ use vouch_llm::{ApiKey, ForwardedKey, Scrubber};
 
 pub use jobs::{open_jobs, Jobs};
 
-pub use catalog::{is_contract_name, Catalog, Entry, LoadError};
+pub use catalog::{is_contract_name, Catalog, Entry, InlineCache, InlineContract, LoadError};
 pub use chat::{CONTRACT_HEADER, DEADLINE_HEADER, ROUNDS_HEADER, TOKENS_HEADER};
 pub use config::{
     AskSettings, ConfigError, JobStoreAt, JobsConfig, ServerConfig, TimeoutsMs, WithoutContract, CREDENTIAL_HEADERS,
     OWN_HEADERS,
 };
 
-use catalog::InlineCache;
 use metrics::Metrics;
 
 /// Bytes as lower-case hex.
@@ -253,7 +252,8 @@ impl Gateway {
             .build()
             .map_err(|e| ConfigError(format!("cannot build the HTTP client: {e}")))?;
         let gateway = Self {
-            inline: InlineCache::new(config.inline_cache, 16 * 1024 * 1024),
+            // Compiled inline contracts kept: 256 MiB of them at most.
+            inline: InlineCache::new(config.inline_cache, 256 * 1024 * 1024),
             slots: Arc::new(Semaphore::new(config.max_concurrency)),
             catalog: RwLock::new(Arc::new(catalog)),
             metrics: Metrics::default(),
@@ -468,6 +468,7 @@ impl Gateway {
             .route("/readyz", get(ready_route))
             .route("/metrics", get(metrics_route))
             .fallback(not_found)
+            .method_not_allowed_fallback(method_not_allowed)
             .layer(DefaultBodyLimit::max(limit))
             .layer(middleware::from_fn_with_state(Arc::clone(&self), around))
             .with_state(self)
@@ -633,6 +634,12 @@ async fn metrics_route(State(g): State<Arc<Gateway>>) -> Response {
 
 async fn not_found(State(g): State<Arc<Gateway>>) -> Response {
     reply::error(StatusCode::NOT_FOUND, "invalid_request_error", "not_found", "no such route", &g.scrub)
+}
+
+/// A route asked with a method it does not take: an OpenAI-shaped error, as every other.
+async fn method_not_allowed(State(g): State<Arc<Gateway>>) -> Response {
+    let message = "this route does not take that method";
+    reply::error(StatusCode::METHOD_NOT_ALLOWED, "invalid_request_error", "method_not_allowed", message, &g.scrub)
 }
 
 /// Serve until `shutdown` resolves, then stop taking connections and drain

@@ -991,3 +991,63 @@ async fn passed_through_a_key_sent_a_character_an_event_is_never_relayed() {
     assert_eq!(headers["x-vouch-checked"], "false");
     assert!(text.contains("data:"), "{text}");
 }
+
+#[test]
+fn inline_contracts_are_kept_by_their_compiled_size_not_their_count() {
+    // Ten characters of pattern are about 5 MB of program: 64 MiB holds few of them.
+    let cache = vouch_server::InlineCache::new(256, 64 * 1024 * 1024);
+    let c = config(&refused_url());
+    for i in 0..40 {
+        let schema = json!({"type": "string", "pattern": format!("^\\w{{{}}}$", 40_000 + i)});
+        assert!(matches!(cache.get_or_compile(&schema, &c, None), vouch_server::InlineContract::Ready(_)));
+    }
+    assert!(cache.len() <= 16, "{} kept", cache.len());
+    let small = vouch_server::InlineCache::new(256, 64 * 1024 * 1024);
+    for i in 0..40 {
+        let schema = json!({"type": "string", "maxLength": i});
+        assert!(matches!(small.get_or_compile(&schema, &c, None), vouch_server::InlineContract::Ready(_)));
+    }
+    assert_eq!(small.len(), 40);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_asked_for_is_a_stream_even_when_the_upstream_answers_one_document() {
+    // The client asked for a stream; the upstream sent one JSON completion.
+    let fake = SseFake::start(vec![dripping_plate(64, Duration::ZERO)]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["stream"] = json!(true);
+    let (status, headers, text) = post(&r, &body).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(headers["content-type"], "text/event-stream", "{text}");
+    assert!(text.trim_end().ends_with("data: [DONE]"), "{text}");
+    let first: Value = serde_json::from_str(text.lines().next().unwrap().trim_start_matches("data: ")).unwrap();
+    assert_eq!(first["object"], "chat.completion.chunk", "{text}");
+    let content = first["choices"][0]["delta"]["content"].as_str().unwrap();
+    assert_eq!(serde_json::from_str::<Value>(content).unwrap(), serde_json::from_str::<Value>(CLEAN_PLATE).unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_that_say_something_unclear_are_400s_not_guesses() {
+    // No upstream listens: a request that got past the checks would answer 5xx.
+    let r = start(config(&refused_url()), vec![]);
+    let mut stream_yes = plate_request();
+    stream_yes["stream"] = json!("yes");
+    let mut misspelt = plate_request();
+    misspelt["vouch"] = json!({"fallbak": {"productPresent": false}});
+    for (body, what) in [(stream_yes, "stream must be true or false"), (misspelt, "fallbak")] {
+        let (status, _, text) = post(&r, &body).await;
+        assert_eq!(status, 400, "{text}");
+        assert_eq!(json_of(&text)["error"]["code"], "invalid_body", "{text}");
+        assert!(text.contains(what), "{text}");
+    }
+    // A limit header given twice: which one a proxy keeps is not guessed.
+    let (status, _, text) =
+        post_with(&r, &plate_request(), &[("x-vouch-rounds", "1"), ("x-vouch-rounds", "abc")]).await;
+    assert_eq!((status, json_of(&text)["error"]["code"].as_str()), (400, Some("invalid_limit")), "{text}");
+    // A method a route does not take: an OpenAI-shaped error, not an empty body.
+    let got = client().get(format!("{}/v1/chat/completions", r.url)).send().await.unwrap();
+    assert_eq!(got.status(), 405);
+    let text = got.text().await.unwrap();
+    assert_eq!(json_of(&text)["error"]["code"], "method_not_allowed", "{text}");
+}
