@@ -29,6 +29,14 @@ pub(crate) struct Repairer<'c> {
     /// there, repairing and logging nothing more (the value is half
     /// repaired and must not be used).
     over: Option<String>,
+    /// Nodes walked, and the bound on them (set on the first walk, by the
+    /// value's size, as the checker's: `$ref`s and `allOf`s of the same
+    /// schema would otherwise double the walk at each link).
+    steps: u64,
+    most_steps: Option<u64>,
+    /// The walk passed its bound (`over` holds where): the reply is refused
+    /// `too_complex`, not `too_many_repairs`.
+    tangled: bool,
 }
 
 impl<'c> Repairer<'c> {
@@ -40,7 +48,17 @@ impl<'c> Repairer<'c> {
 
     /// A repairer that makes at most `budget` repairs, then stops.
     pub fn with_budget(nodes: &'c [Node], budget: usize) -> Self {
-        Self { nodes, log: Vec::new(), path: String::new(), made: 0, budget, over: None }
+        Self {
+            nodes,
+            log: Vec::new(),
+            path: String::new(),
+            made: 0,
+            budget,
+            over: None,
+            steps: 0,
+            most_steps: None,
+            tangled: false,
+        }
     }
 
     /// Repairs made, those taken back included (see [`Self::made`]).
@@ -51,6 +69,11 @@ impl<'c> Repairer<'c> {
     /// Where the repairer stopped at its budget, if it did.
     pub fn over(&self) -> Option<&str> {
         self.over.as_deref()
+    }
+
+    /// Whether the walk stopped at its bound on steps (see [`Self::over`]).
+    pub fn tangled(&self) -> bool {
+        self.tangled
     }
 
     /// Count one repair against the budget: false (and stopped) past it.
@@ -117,6 +140,17 @@ impl<'c> Repairer<'c> {
         // Nothing below declares a repair: nothing to walk. Past the
         // budget, nothing more is repaired.
         if !n.policy_below || self.over.is_some() {
+            return;
+        }
+        let most = *self.most_steps.get_or_insert_with(|| {
+            let per_value = crate::check::STEPS_PER_VALUE;
+            let values = crate::check::count_values(v, u64::MAX / per_value);
+            crate::check::BASE_STEPS.saturating_add(per_value.saturating_mul(values))
+        });
+        self.steps = self.steps.saturating_add(1);
+        if self.steps > most {
+            self.over = Some(self.path.clone());
+            self.tangled = true;
             return;
         }
         let rules = n.policy.as_ref().map(|p| p.rules).unwrap_or_default();

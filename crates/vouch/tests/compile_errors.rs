@@ -119,6 +119,11 @@ fn the_message_names_keyword_and_location() {
     assert_eq!(e.kind, Kind::NotJson);
     assert!(e.message.contains("line 1, column 19"), "{}", e.message);
     assert_eq!(e.to_string(), "(root): the contract is not JSON: expected a quoted key, found '}' (line 1, column 19)");
+    // The reader's words are about the contract here, not a reply.
+    let e = Contract::from_json_str("{\"type\": ").unwrap_err();
+    assert!(e.message.contains("the contract ends in the middle of a value"), "{}", e.message);
+    let e = Contract::from_json_str(&"[".repeat(600)).unwrap_err();
+    assert!(e.message.contains("the contract nests deeper than"), "{}", e.message);
     // A repeated key in a contract is as ambiguous as in a reply.
     let e =
         Contract::from_json_str(r#"{"properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}"#).unwrap_err();

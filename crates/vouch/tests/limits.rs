@@ -499,3 +499,19 @@ fn the_patterns_of_one_contract_are_bounded_together() {
     let many = Contract::from_value(json!({"type": "object", "properties": properties})).unwrap();
     assert!(many.check(br#"{"p3": "abc-12"}"#).is_accepted());
 }
+
+#[test]
+fn repairs_under_combinators_that_multiply_are_bounded_too() {
+    // allOf of the same two $refs, forty links deep, a trim at the end: the
+    // repair walk (as the check) would visit the leaf 2^40 times.
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = if i + 1 < 40 { format!("#/$defs/d{}", i + 1) } else { "#/$defs/leaf".to_owned() };
+        defs.insert(format!("d{i}"), json!({"allOf": [{"$ref": next}, {"$ref": next}]}));
+    }
+    defs.insert("leaf".into(), json!({"type": "string", "x-vouch": {"repair": ["trim"]}}));
+    let c = Contract::from_value(json!({"$defs": defs, "$ref": "#/$defs/d0"})).unwrap();
+    for reply in [&br#""  x  ""#[..], br#""x""#, b"5"] {
+        assert_refused_first(&c.check(reply), "too_complex", "");
+    }
+}

@@ -351,11 +351,32 @@ impl Evaluated {
 /// takes on a reply (a value is met by the few nodes that apply to it), far
 /// below a contract whose combinators multiply (a chain of twenty `anyOf`s
 /// of the same two `$ref`s asks for a million evaluations of one string).
-const BASE_STEPS: u64 = 20_000;
-const STEPS_PER_VALUE: u64 = 256;
+pub(crate) const BASE_STEPS: u64 = 20_000;
+pub(crate) const STEPS_PER_VALUE: u64 = 256;
+
+/// The refusal of a value whose check (or repair walk) passed its bound on
+/// steps, `budget`, at `path`.
+fn too_complex_within(path: &str, v: &Value, budget: u64) -> Problem {
+    Problem::new(
+        ProblemCode::TooComplex,
+        path,
+        format!("a value the contract checks within {budget} steps"),
+        excerpt(v),
+        &format!(
+            "checking this value took more than {budget} steps and stopped: the contract's combinators \
+             (anyOf, allOf, oneOf, not, if, $ref) branch over and over on it"
+        ),
+    )
+}
+
+/// [`too_complex_within`] for the repair walk of `v`, stopped at `path`.
+pub(crate) fn too_complex(path: &str, v: &Value) -> Problem {
+    let budget = BASE_STEPS.saturating_add(STEPS_PER_VALUE.saturating_mul(count_values(v, u64::MAX / STEPS_PER_VALUE)));
+    too_complex_within(path, v, budget)
+}
 
 /// How many values `v` holds (itself included), counted up to `cap`.
-fn count_values(v: &Value, cap: u64) -> u64 {
+pub(crate) fn count_values(v: &Value, cap: u64) -> u64 {
     let mut count = 0u64;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
@@ -443,20 +464,7 @@ impl<'c> Eval<'c> {
     /// others found before it stand; what it cut short is not listed).
     fn with_spent(&self, mut problems: Vec<Problem>, path: &str) -> Vec<Problem> {
         if self.spent() {
-            let budget = self.budget.get();
-            problems.insert(
-                0,
-                Problem::new(
-                    ProblemCode::TooComplex,
-                    path,
-                    format!("a value the contract checks within {budget} steps"),
-                    excerpt(self.root),
-                    &format!(
-                        "checking this value took more than {budget} steps and stopped: the contract's \
-                         combinators (anyOf, allOf, oneOf, not, if, $ref) branch over and over on it"
-                    ),
-                ),
-            );
+            problems.insert(0, too_complex_within(path, self.root, self.budget.get()));
         }
         problems
     }

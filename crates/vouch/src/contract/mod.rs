@@ -83,11 +83,13 @@ impl Contract {
             .map_err(|e| {
                 let pos = read::position(text, e.offset);
                 let at = if e.path.is_empty() { String::new() } else { format!(" at {}", e.path) };
+                // The reader words its errors for replies; this text is the contract.
+                let detail = e.detail.replace("the reply", "the contract");
                 CompileError::new(
                     CompileErrorKind::NotJson,
                     "",
                     "",
-                    format!("the contract is not JSON: {}{at} (line {}, column {})", e.detail, pos.line, pos.column),
+                    format!("the contract is not JSON: {detail}{at} (line {}, column {})", pos.line, pos.column),
                 )
             })?;
         Self::from_value(document)
@@ -651,6 +653,9 @@ impl Contract {
             let mut r = crate::repair::Repairer::with_budget(&self.nodes, budget);
             r.repair(self.root, value);
             if let Some(path) = r.over() {
+                if r.tangled() {
+                    return Err(Box::new(crate::check::too_complex(path, value)));
+                }
                 return Err(Box::new(self.too_many_repairs(path)));
             }
             budget -= r.made().min(budget);
