@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -476,7 +476,10 @@ impl Gateway {
 }
 
 /// Request id, authentication, tracing and metrics around every route.
-async fn around(State(g): State<Arc<Gateway>>, mut request: Request, next: Next) -> Response {
+async fn around(State(g): State<Arc<Gateway>>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let deadline = Box::pin(tokio::time::sleep(BODY_READ_TIMEOUT));
+    let mut request = Request::from_parts(parts, axum::body::Body::new(BodyDeadline { inner: body, deadline }));
     let id = g.request_id(request.headers());
     let path = request.uri().path().to_owned();
     let route = match path.as_str() {
@@ -652,23 +655,86 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt as _;
-    let g = Arc::clone(&gateway);
-    let app = gateway.router();
-    // A stream's events are small writes: Nagle's algorithm would hold one
-    // back until the client acknowledged the one before.
-    let listener = listener.tap_io(|tcp| {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+    let app = Arc::clone(&gateway).router();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // A client has this long to send a request's head (and an idle
+    // keep-alive connection this long to start its next): no timer, no limit.
+    http.timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                // Out of descriptors and the like: wait, as the OS may free some.
+                Err(e) => {
+                    tracing::debug!("accepting a connection failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // A stream's events are small writes: Nagle's algorithm would hold one
+        // back until the client acknowledged the one before.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!("TCP_NODELAY not set on a connection: {e}");
         }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            g.set_draining();
-            tracing::info!("shutting down: draining the requests in flight");
-        })
-        .await
+        let service = TowerToHyperService::new(app.clone());
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("a connection ended: {e}");
+            }
+        });
+    }
+    gateway.set_draining();
+    tracing::info!("shutting down: draining the requests in flight");
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// How long a client has to send a request's head (and a kept-alive
+/// connection to start its next request).
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a client has to send a request's body, from its head on.
+const BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A request body that fails once its deadline passes: a client sending a
+/// byte every few seconds would otherwise hold its connection (and the
+/// handler waiting for the body) for as long as it liked.
+struct BodyDeadline {
+    inner: axum::body::Body,
+    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl http_body::Body for BodyDeadline {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            let late = format!("it did not arrive within {} s", BODY_READ_TIMEOUT.as_secs());
+            return std::task::Poll::Ready(Some(Err(axum::Error::new(late))));
+        }
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// Reload the contracts on every SIGHUP (Unix), logging what failed. The

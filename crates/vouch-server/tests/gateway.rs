@@ -1051,3 +1051,22 @@ async fn requests_that_say_something_unclear_are_400s_not_guesses() {
     let text = got.text().await.unwrap();
     assert_eq!(json_of(&text)["error"]["code"], "method_not_allowed", "{text}");
 }
+
+#[test]
+fn a_client_that_never_finishes_its_request_head_is_disconnected() {
+    use std::io::{Read, Write};
+    let r = start(config(&refused_url()), vec![]);
+    let addr = r.url.trim_start_matches("http://").to_owned();
+    let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
+    // Half a request head, then nothing (a slow-headers attack holds the connection so).
+    tcp.write_all(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n").unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(45))).unwrap();
+    let started = Instant::now();
+    let mut buf = [0u8; 512];
+    let closed = match tcp.read(&mut buf) {
+        Ok(_) => true,
+        Err(e) => e.kind() != std::io::ErrorKind::WouldBlock && e.kind() != std::io::ErrorKind::TimedOut,
+    };
+    assert!(closed, "the gateway still held the connection after {:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(40), "closed after {:?}", started.elapsed());
+}
