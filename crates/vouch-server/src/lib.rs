@@ -754,8 +754,14 @@ pub fn reload_on_sighup(gateway: Arc<Gateway>) -> std::io::Result<()> {
                 match gateway.reload() {
                     Ok(errors) if errors.is_empty() => tracing::info!("contracts reloaded"),
                     Ok(errors) => {
+                        let catalog = gateway.catalog();
                         for e in errors {
-                            tracing::warn!(contract = %e.name, "kept the old contract: {}", e.message);
+                            // A new file that failed has no old contract to keep.
+                            if catalog.named.contains_key(&e.name) {
+                                tracing::warn!(contract = %e.name, "kept the old contract: {}", e.message);
+                            } else {
+                                tracing::warn!(contract = %e.name, "not loaded: {}", e.message);
+                            }
                         }
                     }
                     Err(e) => tracing::warn!("contracts not reloaded: {e}"),
