@@ -764,6 +764,9 @@ async fn a_client_that_disconnects_aborts_the_upstream_request_when_not_streamin
     let seen = fake.wait_done(0, Duration::from_secs(5));
     assert!(seen.closed_by_client.is_some(), "the upstream saw the abort: {seen:?}");
     assert!(!seen.finished);
+    // The request that was dropped is no longer counted in flight.
+    let metrics = client().get(format!("{}/metrics", r.url)).send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("\nvouch_in_flight 0\n"), "{metrics}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
