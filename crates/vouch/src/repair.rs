@@ -71,9 +71,9 @@ impl<'c> Repairer<'c> {
         self.over.as_deref()
     }
 
-    /// Whether the walk stopped at its bound on steps (see [`Self::over`]).
-    pub fn tangled(&self) -> bool {
-        self.tangled
+    /// The bound on steps the walk stopped at, if it did (see [`Self::over`]).
+    pub fn tangled(&self) -> Option<u64> {
+        self.most_steps.filter(|_| self.tangled)
     }
 
     /// Count one repair against the budget: false (and stopped) past it.
@@ -142,11 +142,7 @@ impl<'c> Repairer<'c> {
         if !n.policy_below || self.over.is_some() {
             return;
         }
-        let most = *self.most_steps.get_or_insert_with(|| {
-            let per_value = crate::check::STEPS_PER_VALUE;
-            let values = crate::check::count_values(v, u64::MAX / per_value);
-            crate::check::BASE_STEPS.saturating_add(per_value.saturating_mul(values))
-        });
+        let most = *self.most_steps.get_or_insert_with(|| crate::check::step_bound(v));
         self.steps = self.steps.saturating_add(1);
         if self.steps > most {
             self.over = Some(self.path.clone());

@@ -351,12 +351,20 @@ impl Evaluated {
 /// takes on a reply (a value is met by the few nodes that apply to it), far
 /// below a contract whose combinators multiply (a chain of twenty `anyOf`s
 /// of the same two `$ref`s asks for a million evaluations of one string).
-pub(crate) const BASE_STEPS: u64 = 20_000;
-pub(crate) const STEPS_PER_VALUE: u64 = 256;
+const BASE_STEPS: u64 = 20_000;
+const STEPS_PER_VALUE: u64 = 256;
+
+/// The bound on the steps of a walk over `v`: [`BASE_STEPS`] and
+/// [`STEPS_PER_VALUE`] for each value in it (the check's, and the repair
+/// walk's).
+pub(crate) fn step_bound(v: &Value) -> u64 {
+    let values = count_values(v, u64::MAX / STEPS_PER_VALUE);
+    BASE_STEPS.saturating_add(STEPS_PER_VALUE.saturating_mul(values))
+}
 
 /// The refusal of a value whose check (or repair walk) passed its bound on
 /// steps, `budget`, at `path`.
-fn too_complex_within(path: &str, v: &Value, budget: u64) -> Problem {
+pub(crate) fn too_complex(path: &str, v: &Value, budget: u64) -> Problem {
     Problem::new(
         ProblemCode::TooComplex,
         path,
@@ -369,14 +377,8 @@ fn too_complex_within(path: &str, v: &Value, budget: u64) -> Problem {
     )
 }
 
-/// [`too_complex_within`] for the repair walk of `v`, stopped at `path`.
-pub(crate) fn too_complex(path: &str, v: &Value) -> Problem {
-    let budget = BASE_STEPS.saturating_add(STEPS_PER_VALUE.saturating_mul(count_values(v, u64::MAX / STEPS_PER_VALUE)));
-    too_complex_within(path, v, budget)
-}
-
 /// How many values `v` holds (itself included), counted up to `cap`.
-pub(crate) fn count_values(v: &Value, cap: u64) -> u64 {
+fn count_values(v: &Value, cap: u64) -> u64 {
     let mut count = 0u64;
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
@@ -439,9 +441,7 @@ impl<'c> Eval<'c> {
     #[cold]
     fn step_past_base(&self) -> bool {
         if !self.sized.replace(true) {
-            let cap = u64::MAX / STEPS_PER_VALUE;
-            let more = STEPS_PER_VALUE.saturating_mul(count_values(self.root, cap));
-            self.budget.set(self.budget.get().saturating_add(more));
+            self.budget.set(step_bound(self.root));
         }
         self.steps.get() <= self.budget.get()
     }
@@ -464,7 +464,7 @@ impl<'c> Eval<'c> {
     /// others found before it stand; what it cut short is not listed).
     fn with_spent(&self, mut problems: Vec<Problem>, path: &str) -> Vec<Problem> {
         if self.spent() {
-            problems.insert(0, too_complex_within(path, self.root, self.budget.get()));
+            problems.insert(0, too_complex(path, self.root, self.budget.get()));
         }
         problems
     }

@@ -653,8 +653,8 @@ impl Contract {
             let mut r = crate::repair::Repairer::with_budget(&self.nodes, budget);
             r.repair(self.root, value);
             if let Some(path) = r.over() {
-                if r.tangled() {
-                    return Err(Box::new(crate::check::too_complex(path, value)));
+                if let Some(bound) = r.tangled() {
+                    return Err(Box::new(crate::check::too_complex(path, value, bound)));
                 }
                 return Err(Box::new(self.too_many_repairs(path)));
             }
