@@ -18,7 +18,7 @@ export declare class NativeContract {
    * replies are copied first, so the caller may reuse its buffers.
    * Each answer is `check`'s.
    */
-  checkMany(raws: Array<string | Buffer>): Promise<Array<0 | string>>
+  checkMany(raws: Array<string | Buffer>): Promise<ManyAnswers>
   /** A check of one reply fed piece by piece as it streams. */
   stream(): NativeStream
   /** Plain-language instructions for the model, from the same contract. */
@@ -155,6 +155,21 @@ export interface Finding {
   path: string
   /** The contract's message. */
   message: string
+}
+
+/**
+ * `checkMany`'s answers for a chunk: a number a reply in one typed array
+ * (one JavaScript value for the chunk, where a value a reply cost the event
+ * loop a call each) and the lines of the replies that have one, in order.
+ */
+export interface ManyAnswers {
+  /**
+   * Per reply: `0` passed as sent, `1` refused and not yet reported,
+   * `2` its verdict's line is the next of `lines`.
+   */
+  kinds: Uint8Array
+  /** The lines of the replies of kind `2`, in order. */
+  lines: string[]
 }
 
 /** Where a reading problem is in the raw reply. */

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use std::cell::RefCell;
 
-use napi::bindgen_prelude::{Array, AsyncTask, BufferSlice, Either, Env, Latin1String, Result, Task, Utf16String};
+use napi::bindgen_prelude::{
+    Array, AsyncTask, BufferSlice, Either, Env, Latin1String, Result, Task, Uint8Array, Utf16String,
+};
 use napi_derive::napi;
 
 mod raw;
@@ -402,9 +404,25 @@ pub struct CheckMany {
     copied: Copied,
 }
 
+/// `checkMany`'s answers for a chunk: a number a reply in one typed array
+/// (one JavaScript value for the chunk, where a value a reply cost the event
+/// loop a call each) and the lines of the replies that have one, in order.
+#[napi(object)]
+pub struct ManyAnswers {
+    /// Per reply: `0` passed as sent, `1` refused and not yet reported,
+    /// `2` its verdict's line is the next of `lines`.
+    pub kinds: Uint8Array,
+    /// The lines of the replies of kind `2`, in order.
+    #[napi(ts_type = "string[]")]
+    pub lines: Vec<Either<Latin1String, String>>,
+}
+
+/// A reply's kind in [`ManyAnswers::kinds`] whose line is in `lines`.
+const LINE: u8 = 2;
+
 impl Task for CheckMany {
     type Output = Vec<Answered>;
-    type JsValue = Vec<Answer>;
+    type JsValue = ManyAnswers;
 
     fn compute(&mut self) -> Result<Self::Output> {
         let contract = &*self.contract;
@@ -418,7 +436,29 @@ impl Task for CheckMany {
     }
 
     fn resolve(&mut self, _: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(output.into_iter().map(answer).collect())
+        let mut kinds = Vec::with_capacity(output.len());
+        let mut lines = Vec::new();
+        for answered in output {
+            kinds.push(match answered {
+                Answered::PassedAsSent => PASSED_AS_SENT_KIND,
+                Answered::RefusedUnreported => REFUSED_UNREPORTED_KIND,
+                Answered::Line(line) => {
+                    lines.push(js_line(line));
+                    LINE
+                }
+            });
+        }
+        Ok(ManyAnswers { kinds: Uint8Array::new(kinds), lines })
+    }
+}
+
+/// A line made a string as cheaply as its characters allow: an ASCII one
+/// (most are) by a copy, not decoded.
+fn js_line(line: String) -> Either<Latin1String, String> {
+    if line.is_ascii() {
+        Either::A(Latin1String::from(line))
+    } else {
+        Either::B(line)
     }
 }
 
@@ -432,26 +472,13 @@ fn answer_line(raw: &[u8], verdict: vouch::Verdict) -> Answered {
     }
 }
 
-/// `0` for a pass as sent, `1` for a refusal not yet reported, else the
-/// line: one small value per reply, no object with a finalizer (what a class
-/// instance costs the caller). An ASCII line (most are) is made a JavaScript
-/// string by a copy, not decoded.
-fn answer(answered: Answered) -> Answer {
-    match answered {
-        Answered::PassedAsSent => Either::A(PASSED_AS_SENT),
-        Answered::RefusedUnreported => Either::A(REFUSED_UNREPORTED),
-        Answered::Line(line) if line.is_ascii() => Either::B(Either::A(Latin1String::from(line))),
-        Answered::Line(line) => Either::B(Either::B(line)),
-    }
-}
-
-/// `0`, `1`, or a line made a string as cheaply as its characters allow.
-type Answer = Either<u32, Either<Latin1String, String>>;
-
 /// What `check` answers for a reply that passed exactly as sent.
 pub(crate) const PASSED_AS_SENT: u32 = 0;
 /// What `check` answers for a reply certain to be refused, its problems unwritten.
 pub(crate) const REFUSED_UNREPORTED: u32 = 1;
+/// The same two as `checkMany`'s kinds.
+const PASSED_AS_SENT_KIND: u8 = 0;
+const REFUSED_UNREPORTED_KIND: u8 = 1;
 
 #[napi]
 impl NativeContract {
@@ -476,7 +503,7 @@ impl NativeContract {
     /// Check many replies on a worker thread (all cores), in order; the
     /// replies are copied first, so the caller may reuse its buffers.
     /// Each answer is `check`'s.
-    #[napi(ts_args_type = "raws: Array<string | Buffer>", ts_return_type = "Promise<Array<0 | string>>")]
+    #[napi(ts_args_type = "raws: Array<string | Buffer>", ts_return_type = "Promise<ManyAnswers>")]
     pub fn check_many(&self, env: Env, raws: Array<'_>) -> Result<AsyncTask<CheckMany>> {
         use napi::JsValue;
         #[allow(unsafe_code)]

@@ -195,7 +195,7 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
 /// `env` is the calling callback's, `array` an array value of `len` elements.
 pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, len: u32) -> Result<Copied, Failed> {
     let mut units: Vec<u16> = Vec::new();
-    // Room for a chunk's replies (`checkMany` sends 2,048 at a time); an array
+    // Room for a chunk's replies (`checkMany` sends 256 at a time); an array
     // claiming more (a sparse one's length is anything) grows only as it is read.
     let mut replies = Vec::with_capacity((len as usize).min(4096));
     for i in 0..len {

@@ -79,6 +79,27 @@ test("checkMany reads every string whole, however long, beside Buffers, and reje
   await assert.rejects(text.checkMany([{}]), /string or a Buffer/);
 });
 
+test("checkMany keeps order across chunks cut by count and by size", async () => {
+  // Chunks close at 256 replies or at 1 Mi UTF-16 units, one longer reply alone:
+  // long and short replies mixed cross several of each, every verdict in its place.
+  const text = new Contract({ type: "object", required: ["i"], properties: { i: { type: "integer" }, s: { type: "string", maxLength: 200_000 } } });
+  const raws = [];
+  for (let i = 0; i < 1_500; i++) {
+    const long = i % 97 === 5 ? "x".repeat(i % 2 === 0 ? 300_000 : 1_100_000) : "";
+    raws.push(i % 7 === 3 ? `{"i": "${i}"}` : `{"i": ${i}, "s": "${long}"}`);
+  }
+  const many = await text.checkMany(raws);
+  assert.equal(many.length, raws.length);
+  for (let i = 0; i < raws.length; i++) {
+    const one = text.check(raws[i]);
+    assert.equal(many[i].toJSON(), one.toJSON(), `reply ${i}`);
+    if (many[i].accepted) assert.equal(many[i].value.i, i, `reply ${i} out of place`);
+  }
+  // Each long reply is refused (maxLength), each "i" as a string too: not all accepted, not all refused.
+  assert.ok(many.some((v) => v.accepted) && many.some((v) => !v.accepted));
+  assert.ok(many.filter((v, i) => raws[i].length > 200_000).every((v) => v.problems[0]?.code === "too_long"));
+});
+
 test("checkMany's native half refuses a sparse array of any length without reserving for it", async () => {
   const { createRequire } = await import("node:module");
   const addon = createRequire(import.meta.url)("../vouch.node");
@@ -86,5 +107,8 @@ test("checkMany's native half refuses a sparse array of any length without reser
   const sparse = ["true"];
   sparse.length = 4_000_000_000;
   assert.throws(() => compiled.checkMany(sparse), /string or a Buffer/);
-  assert.deepEqual(await compiled.checkMany(["true", Buffer.from("false")]), [0, 0]);
+  const answers = await compiled.checkMany(["true", Buffer.from("false"), "1"]);
+  assert.deepEqual([...answers.kinds], [0, 0, 2]);
+  assert.equal(answers.lines.length, 1);
+  assert.equal(JSON.parse(answers.lines[0]).problems[0].code, "wrong_type");
 });
