@@ -31,6 +31,9 @@ test("compile errors, export errors and bad arguments are exceptions, never a cr
   const c = new esm.Contract({ type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } });
   assert.throws(() => c.schema("nobody"), (e) => e instanceof esm.ExportError && e.code === "unknown_provider");
   assert.equal(c.schema("openai", "plate").type, "json_schema");
+  for (const provider of ["openai", "anthropic"]) {
+    assert.throws(() => c.schema(provider, "plate check"), (e) => e instanceof esm.ExportError && e.code === "cannot_export" && /is not one .* takes/.test(e.message));
+  }
   assert.deepEqual(c.schema("json-schema").required, ["ok"]);
   assert.ok(c.prompt().length > 0);
   assert.throws(() => c.check(42), /string|Buffer|Expect/i);

@@ -90,10 +90,13 @@ def test_unknown_provider_and_unexportable_contract() -> None:
     with pytest.raises(ValueError, match="unknown provider"):
         OBJ.schema("nope")
     assert OBJ.schema("json-schema") == {"type": "object"}
-    wrapped = vouch.Contract({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}).schema(
-        "openai", "verdict"
-    )
+    exportable = vouch.Contract({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+    wrapped = exportable.schema("openai", "verdict")
     assert wrapped["json_schema"]["name"] == "verdict"
+    # A name the provider would answer with a 400 is refused here.
+    for provider in ("openai", "anthropic"):
+        with pytest.raises(vouch.ExportError, match="is not one .* takes"):
+            exportable.schema(provider, "plate check")
 
 
 def test_check_many_given_one_reply_is_a_type_error_not_a_check_of_each_character() -> None:

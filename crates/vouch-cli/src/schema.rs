@@ -43,6 +43,14 @@ pub fn run(args: &Args) -> u8 {
         eprintln!("vouch: unknown provider {:?}", args.provider);
         return EXIT_USAGE;
     };
+    if !args.bare && matches!(provider, Provider::OpenAi | Provider::Anthropic) && !vouch::is_schema_name(&args.name) {
+        eprintln!(
+            "vouch: --name {:?}: {} takes 1 to 64 ASCII letters, digits, `_` or `-`",
+            args.name,
+            if provider == Provider::OpenAi { "OpenAI" } else { "Anthropic" }
+        );
+        return EXIT_USAGE;
+    }
     let schema = if args.bare {
         contract.bare_provider_schema(provider)
     } else {

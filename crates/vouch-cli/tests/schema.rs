@@ -46,3 +46,19 @@ fn what_cannot_be_sent_exits_2_with_keyword_and_location() {
         "{err}"
     );
 }
+
+#[test]
+fn a_name_the_provider_would_refuse_exits_2_before_anything_is_printed() {
+    for provider in ["openai", "anthropic"] {
+        let out =
+            vouch(&["schema", "-c", "examples/contracts/plate.json", "--for", provider, "--name", "plate check"], None);
+        assert_eq!(out.status.code(), Some(2), "{provider}");
+        assert!(out.stdout.is_empty(), "{provider}");
+        let err = text(&out.stderr);
+        assert!(err.contains(r#"--name "plate check""#) && err.contains("1 to 64 ASCII letters"), "{provider}: {err}");
+    }
+    // Gemini's export carries no name.
+    let out =
+        vouch(&["schema", "-c", "examples/contracts/plate.json", "--for", "gemini", "--name", "plate check"], None);
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -31,6 +31,10 @@ pub enum SetupError {
     /// the contract without weakening it.
     #[error("the contract cannot be sent to OpenAI strict structured outputs without weakening it: {0}")]
     Export(#[from] vouch::ExportError),
+    /// [`Mode::Schema`], and the schema name is not one OpenAI takes (see
+    /// [`vouch::is_schema_name`]).
+    #[error("the schema name {0:?} is not one OpenAI takes (1 to 64 ASCII letters, digits, `_` or `-`)")]
+    SchemaName(String),
     /// The base URL does not parse, or is not http(s).
     #[error("the base URL is not an http(s) URL: {0}")]
     BaseUrl(String),
@@ -200,6 +204,9 @@ impl Asker {
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
             .ok_or_else(|| SetupError::BaseUrl(base.to_owned()))?;
         let response_format = match config.mode {
+            Mode::Schema if !vouch::is_schema_name(&config.schema_name) => {
+                return Err(SetupError::SchemaName(config.schema_name.clone()))
+            }
             Mode::Schema => Some(contract.provider_schema(Provider::OpenAi, &config.schema_name)?),
             Mode::Json => Some(json!({"type": "json_object"})),
             Mode::Plain => None,

@@ -124,6 +124,15 @@ fn bad_setups_are_errors() {
     let mut no_rounds = config("http://127.0.0.1:9/v1");
     no_rounds.rounds = 0;
     assert!(matches!(Asker::new(plate_contract(), no_rounds).unwrap_err(), SetupError::NoRounds));
+    // A schema name OpenAI would answer with a 400, refused before any request.
+    let mut bad_name = config("http://127.0.0.1:9/v1");
+    bad_name.schema_name = "plate check".into();
+    let err = Asker::new(plate_contract(), bad_name).unwrap_err();
+    assert!(matches!(&err, SetupError::SchemaName(n) if n == "plate check"), "{err}");
+    let mut json_mode = config("http://127.0.0.1:9/v1");
+    json_mode.schema_name = "plate check".into();
+    json_mode.mode = Mode::Json;
+    assert!(Asker::new(plate_contract(), json_mode).is_ok(), "json mode sends no name");
     let mut header = config("http://127.0.0.1:9/v1");
     header.headers.0.push(("X-Secret".into(), "line\nbreak-secret".into()));
     let err = Asker::new(plate_contract(), header).unwrap_err();

@@ -38,7 +38,7 @@ pub fn version_of(text: &[u8]) -> String {
 /// Whether a name can be a contract's: what OpenAI allows as a schema name.
 #[must_use]
 pub fn is_contract_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    vouch::is_schema_name(name)
 }
 
 /// Build the entry of one compiled contract.

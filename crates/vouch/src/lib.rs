@@ -73,7 +73,7 @@ mod write;
 pub use build::Build;
 pub use contract::{CompileError, CompileErrorKind, Contract, Progress, StreamCheck, Vouched};
 pub use diff::{Change, ChangeKind, ContractDiff};
-pub use export::{ExportError, Provider};
+pub use export::{is_schema_name, ExportError, Provider};
 pub use format::Format;
 pub use handover::HandOverError;
 pub use problem::{Finding, Position, Problem, ProblemClass, ProblemCode, Repair};

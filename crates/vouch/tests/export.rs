@@ -340,3 +340,26 @@ fn soundness_is_tested_on_replies_that_satisfy_the_schemas() {
     ));
     assert!(n > 1000, "only {n} generated replies satisfied an emitted schema");
 }
+
+#[test]
+fn a_name_openai_or_anthropic_would_refuse_is_refused_before_any_request() {
+    let c =
+        Contract::from_value(json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}))
+            .unwrap();
+    let longest = "n".repeat(64);
+    for provider in [Provider::OpenAi, Provider::Anthropic] {
+        for bad in ["", "plate check", "plate.check", "plaque_é", "a/b", &"n".repeat(65)] {
+            let e = c.provider_schema(provider, bad).unwrap_err();
+            assert!(e.message.starts_with(&format!("the name {bad:?} is not one")), "{provider:?} {bad:?}: {e}");
+            assert!(!vouch::is_schema_name(bad), "{bad:?}");
+        }
+        for good in ["a", "plate_check-v2", "ABC_123", longest.as_str()] {
+            assert!(c.provider_schema(provider, good).is_ok(), "{provider:?} {good:?}");
+            assert!(vouch::is_schema_name(good), "{good:?}");
+        }
+    }
+    // Gemini's and plain JSON Schema's exports carry no name: any is taken.
+    for provider in [Provider::Gemini, Provider::JsonSchema] {
+        assert!(c.provider_schema(provider, "plate check").is_ok(), "{provider:?}");
+    }
+}

@@ -61,6 +61,20 @@ impl Provider {
     }
 }
 
+/// True when `name` is a name OpenAI (`response_format.json_schema.name`) and
+/// Anthropic (a tool's `name`) take: 1 to 64 ASCII letters, digits, `_` or
+/// `-`. [`Contract::provider_schema`] refuses any other for those two.
+///
+/// ```
+/// assert!(vouch::is_schema_name("plate_check-v2"));
+/// assert!(!vouch::is_schema_name("plate check"));
+/// assert!(!vouch::is_schema_name(""));
+/// ```
+#[must_use]
+pub fn is_schema_name(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 /// Why a contract cannot be sent to a provider without weakening it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {}{message}", if location.is_empty() { "(root)" } else { location.as_str() }, if keyword.is_empty() { String::new() } else { format!("{keyword}: ") })]
@@ -221,9 +235,21 @@ impl Contract {
     ///
     /// # Errors
     /// An [`ExportError`] when the provider cannot express the contract
-    /// without weakening it.
+    /// without weakening it, or (OpenAI, Anthropic) would refuse `name`
+    /// (see [`is_schema_name`]).
     pub fn provider_schema(&self, provider: Provider, name: &str) -> std::result::Result<Value, ExportError> {
         let schema = self.bare_provider_schema(provider)?;
+        // The provider would answer the request with a 400: said here, before any round is spent.
+        if matches!(provider, Provider::OpenAi | Provider::Anthropic) && !is_schema_name(name) {
+            return Err(ExportError {
+                keyword: String::new(),
+                location: String::new(),
+                message: format!(
+                    "the name {name:?} is not one {} takes (1 to 64 ASCII letters, digits, `_` or `-`)",
+                    if provider == Provider::OpenAi { "OpenAI" } else { "Anthropic" }
+                ),
+            });
+        }
         let description = self.document().get("description").and_then(Value::as_str).unwrap_or_default();
         Ok(match provider {
             Provider::OpenAi => json!({
