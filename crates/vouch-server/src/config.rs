@@ -192,6 +192,13 @@ pub struct ServerConfig {
     pub inline_cache: usize,
     /// The largest request body, in bytes (413 beyond, before any upstream call).
     pub max_body_bytes: usize,
+    /// How long a client has to send a request's head, in ms (and a
+    /// kept-alive connection to start its next request): the connection is
+    /// closed past it.
+    pub header_read_timeout_ms: u64,
+    /// How long a client has to send a request's body, from its head on, in
+    /// ms: 408 `body_timeout` past it, before any upstream call.
+    pub body_read_timeout_ms: u64,
     /// The most requests in flight (503 with `Retry-After` beyond).
     pub max_concurrency: usize,
     /// Add the contract's instructions to the system message.
@@ -228,6 +235,8 @@ impl Default for ServerConfig {
             inline_contracts: true,
             inline_cache: 256,
             max_body_bytes: 1024 * 1024,
+            header_read_timeout_ms: 30_000,
+            body_read_timeout_ms: 60_000,
             max_concurrency: 512,
             instructions: true,
             forward_headers: Vec::new(),
@@ -305,6 +314,9 @@ impl ServerConfig {
         }
         if self.max_body_bytes == 0 || self.max_concurrency == 0 {
             return Err(ConfigError("max_body_bytes and max_concurrency must be at least 1".to_owned()));
+        }
+        if self.header_read_timeout_ms == 0 || self.body_read_timeout_ms == 0 {
+            return Err(ConfigError("header_read_timeout_ms and body_read_timeout_ms must be at least 1".to_owned()));
         }
         let j = &self.jobs;
         if j.workers == 0 || j.max_queued == 0 || j.lease_ms < 100 || j.max_attempts == 0 || j.webhook_attempts == 0 {

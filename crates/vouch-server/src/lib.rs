@@ -352,6 +352,16 @@ impl Gateway {
                     &self.scrub,
                 )));
             }
+            Err(e) if too_slow(&e) => {
+                self.metrics.limit("body_time");
+                return Err(Box::new(reply::error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "invalid_request_error",
+                    "body_timeout",
+                    &format!("the request body did not arrive within {} ms", self.config.body_read_timeout_ms),
+                    &self.scrub,
+                )));
+            }
             Err(e) => {
                 return Err(bad("unreadable_body", &format!("the request body could not be read: {}", e.body_text())))
             }
@@ -478,8 +488,9 @@ impl Gateway {
 /// Request id, authentication, tracing and metrics around every route.
 async fn around(State(g): State<Arc<Gateway>>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let deadline = Box::pin(tokio::time::sleep(BODY_READ_TIMEOUT));
-    let mut request = Request::from_parts(parts, axum::body::Body::new(BodyDeadline { inner: body, deadline }));
+    let limit = Duration::from_millis(g.config.body_read_timeout_ms);
+    let deadline = Box::pin(tokio::time::sleep(limit));
+    let mut request = Request::from_parts(parts, axum::body::Body::new(BodyDeadline { inner: body, deadline, limit }));
     let id = g.request_id(request.headers());
     let path = request.uri().path().to_owned();
     let route = match path.as_str() {
@@ -662,7 +673,7 @@ pub async fn serve(
     let mut http = hyper::server::conn::http1::Builder::new();
     // A client has this long to send a request's head (and an idle
     // keep-alive connection this long to start its next): no timer, no limit.
-    http.timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+    http.timer(TokioTimer::new()).header_read_timeout(Duration::from_millis(gateway.config.header_read_timeout_ms));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -698,12 +709,17 @@ pub async fn serve(
     Ok(())
 }
 
-/// How long a client has to send a request's head (and a kept-alive
-/// connection to start its next request).
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How long a client has to send a request's body, from its head on.
-const BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// The body stopped because its deadline passed (see [`BodyDeadline`]).
+fn too_slow(rejection: &BytesRejection) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(rejection);
+    while let Some(e) = source {
+        if e.is::<BodyTooSlow>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
 
 /// A request body that fails once its deadline passes: a client sending a
 /// byte every few seconds would otherwise hold its connection (and the
@@ -711,7 +727,13 @@ const BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
 struct BodyDeadline {
     inner: axum::body::Body,
     deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+    limit: Duration,
 }
+
+/// Why a body stopped: its deadline passed (answered 408, not 400).
+#[derive(Debug, thiserror::Error)]
+#[error("it did not arrive within {} ms", .0.as_millis())]
+struct BodyTooSlow(Duration);
 
 impl http_body::Body for BodyDeadline {
     type Data = Bytes;
@@ -722,8 +744,7 @@ impl http_body::Body for BodyDeadline {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
         if self.deadline.as_mut().poll(cx).is_ready() {
-            let late = format!("it did not arrive within {} s", BODY_READ_TIMEOUT.as_secs());
-            return std::task::Poll::Ready(Some(Err(axum::Error::new(late))));
+            return std::task::Poll::Ready(Some(Err(axum::Error::new(BodyTooSlow(self.limit)))));
         }
         std::pin::Pin::new(&mut self.inner).poll_frame(cx)
     }

@@ -87,7 +87,7 @@ const HELP: [(&str, &str); 13] = [
     ("vouch_early_refusals_total", "Streamed replies dropped as soon as the streaming check refused them."),
     ("vouch_tokens_saved_total", "Completion tokens not generated thanks to early refusal (max_tokens minus tokens received, when the request set max_tokens)."),
     ("vouch_config_reloads_total", "Contract reloads, by result."),
-    ("vouch_limit_refusals_total", "Requests refused by a limit, by limit (body_size, concurrency)."),
+    ("vouch_limit_refusals_total", "Requests refused by a limit, by limit (body_size, body_time, concurrency)."),
     ("vouch_jobs_submitted_total", "Jobs posted and kept (a replayed idempotent POST is not counted)."),
     ("vouch_jobs_rejected_total", "Jobs refused at POST, by reason (queue_full)."),
     ("vouch_jobs_finished_total", "Jobs whose result this replica recorded, by outcome (accepted, fallback, refused, cancelled)."),

@@ -1058,12 +1058,14 @@ async fn requests_that_say_something_unclear_are_400s_not_guesses() {
 #[test]
 fn a_client_that_never_finishes_its_request_head_is_disconnected() {
     use std::io::{Read, Write};
-    let r = start(config(&refused_url()), vec![]);
+    let mut c = config(&refused_url());
+    c.header_read_timeout_ms = 300;
+    let r = start(c, vec![]);
     let addr = r.url.trim_start_matches("http://").to_owned();
     let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
     // Half a request head, then nothing (a slow-headers attack holds the connection so).
     tcp.write_all(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n").unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(45))).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let started = Instant::now();
     let mut buf = [0u8; 512];
     let closed = match tcp.read(&mut buf) {
@@ -1071,5 +1073,58 @@ fn a_client_that_never_finishes_its_request_head_is_disconnected() {
         Err(e) => e.kind() != std::io::ErrorKind::WouldBlock && e.kind() != std::io::ErrorKind::TimedOut,
     };
     assert!(closed, "the gateway still held the connection after {:?}", started.elapsed());
-    assert!(started.elapsed() < Duration::from_secs(40), "closed after {:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(10), "closed after {:?}", started.elapsed());
+}
+
+#[test]
+fn a_client_that_drips_its_body_gets_a_408_and_no_upstream_call() {
+    use std::io::{Read, Write};
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
+    let mut c = config(&fake.base_url);
+    c.body_read_timeout_ms = 400;
+    let r = start(c, vec![]);
+    let addr = r.url.trim_start_matches("http://").to_owned();
+    let body = plate_request().to_string();
+    let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    // A byte every 100 ms: each arrives in time, the whole body never does.
+    let started = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    for byte in body.as_bytes().iter().take(100) {
+        if tcp.write_all(&[*byte]).is_err() {
+            break;
+        }
+        match tcp.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+        if got.windows(4).any(|w| w == b"\r\n\r\n") && got.ends_with(b"}") {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&got).into_owned();
+    assert!(text.starts_with("HTTP/1.1 408"), "after {:?}: {text:?}", started.elapsed());
+    let json = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    assert_eq!(json_of(json)["error"]["code"], "body_timeout", "{json}");
+    assert!(json_of(json)["error"]["message"].as_str().unwrap().contains("400 ms"), "{json}");
+    assert!(started.elapsed() < Duration::from_secs(8), "answered after {:?}", started.elapsed());
+    assert_eq!(fake.count(), 0, "the upstream was asked");
+}
+
+#[test]
+fn client_timeouts_of_zero_are_refused_at_start() {
+    for (head, body) in [(0, 60_000), (30_000, 0)] {
+        let mut c = config(&refused_url());
+        c.header_read_timeout_ms = head;
+        c.body_read_timeout_ms = body;
+        let e = c.validate().unwrap_err();
+        assert!(e.to_string().contains("header_read_timeout_ms and body_read_timeout_ms"), "{e}");
+    }
 }
