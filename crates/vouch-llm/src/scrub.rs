@@ -18,6 +18,20 @@ static BEARER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r#"(?i)\bbe
 /// OpenAI-style secret keys, whole or masked (`sk-abc***xyz`).
 static SK: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\bsk-[A-Za-z0-9_*.\-]{4,}").ok());
 
+/// What a `Bearer …` match becomes: `Bearer [redacted]`, but for one that
+/// already is that (its token stops before the `]`), kept as it is, so a
+/// text scrubbed twice reads as it did after once (a `--json` report of a
+/// scrubbed error, say), not `Bearer [redacted]]`.
+fn bearer_replacement(caps: &regex::bytes::Captures<'_>) -> Vec<u8> {
+    let whole = caps.get(0).map_or(&b""[..], |m| m.as_bytes());
+    let token = whole.get(6..).unwrap_or_default().trim_ascii_start();
+    if token == b"[redacted" {
+        whole.to_vec()
+    } else {
+        b"Bearer [redacted]".to_vec()
+    }
+}
+
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
 
@@ -191,7 +205,7 @@ impl Scrubber {
         }
         if self.patterns {
             if let Some(re) = BEARER.as_ref() {
-                if let Cow::Owned(o) = re.replace_all(&out, &b"Bearer [redacted]"[..]) {
+                if let Cow::Owned(o) = re.replace_all(&out, bearer_replacement) {
                     out = Cow::Owned(o);
                 }
             }
@@ -566,6 +580,12 @@ mod tests {
         assert!(!out.contains("abcd1234"));
         assert!(!out.contains("ab***yz"));
         assert!(out.contains("Bearer [redacted]"));
+        // Scrubbing is idempotent: a scrubbed text scrubbed again is unchanged.
+        assert_eq!(s.scrub(&out), out);
+        assert!(!out.contains("[redacted]]"), "{out}");
+        // A token that only looks scrubbed is not kept.
+        let near = s.scrub("Authorization: bearer  [redactedX] and Bearer x[redacted]");
+        assert_eq!(near, "Authorization: Bearer [redacted]] and Bearer [redacted]]", "{near}");
     }
 
     #[test]
