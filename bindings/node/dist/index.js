@@ -606,7 +606,12 @@ class Contract {
                     if (units > CHUNK_UNITS && end > sent)
                         break;
                 }
-                inFlight.push([sent, contract.checkMany(all.slice(sent, end))]);
+                const answers = contract.checkMany(all.slice(sent, end));
+                // Handled now as well as when its turn comes: should an earlier chunk
+                // fail first, this one is never awaited, and its failure must not
+                // surface as an unhandled rejection (which ends a Node process).
+                answers.catch(() => undefined);
+                inFlight.push([sent, answers]);
                 sent = end;
             }
         };

@@ -687,7 +687,12 @@ export class Contract<T = unknown> {
           units += (all[end] as string | Buffer).length;
           if (units > CHUNK_UNITS && end > sent) break;
         }
-        inFlight.push([sent, contract.checkMany(all.slice(sent, end))]);
+        const answers = contract.checkMany(all.slice(sent, end));
+        // Handled now as well as when its turn comes: should an earlier chunk
+        // fail first, this one is never awaited, and its failure must not
+        // surface as an unhandled rejection (which ends a Node process).
+        answers.catch(() => undefined);
+        inFlight.push([sent, answers]);
         sent = end;
       }
     };
