@@ -520,6 +520,18 @@ async fn around(State(g): State<Arc<Gateway>>, request: Request, next: Next) -> 
         );
         r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         r
+    } else if declared_over(request.headers(), g.config.max_body_bytes) {
+        // Answered before the body is touched: a client that sent `Expect:
+        // 100-continue` is told now, not sent `100 Continue` and then
+        // refused after uploading it all.
+        g.metrics.limit("body_size");
+        reply::error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            "body_too_large",
+            &format!("the request body is larger than {} bytes", g.config.max_body_bytes),
+            &g.scrub,
+        )
     } else {
         request.extensions_mut().insert(RequestId(id.clone()));
         // The ask's own spans (`ask`, `round`) are children of the request's.
@@ -537,6 +549,15 @@ async fn around(State(g): State<Arc<Gateway>>, request: Request, next: Next) -> 
         tracing::info!(parent: &span, status, elapsed_ms, "answered");
     }
     response
+}
+
+/// The request declares a body (`Content-Length`) longer than `max` bytes.
+fn declared_over(headers: &HeaderMap, max: usize) -> bool {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .is_some_and(|len| len > u64::try_from(max).unwrap_or(u64::MAX))
 }
 
 #[derive(Clone)]

@@ -442,6 +442,38 @@ async fn oversized_bodies_are_refused_before_any_upstream_call() {
     assert_eq!(fake.count(), 0);
 }
 
+#[test]
+fn a_body_declared_too_large_is_refused_before_the_client_sends_it() {
+    use std::io::{Read, Write};
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
+    let mut c = config(&fake.base_url);
+    c.max_body_bytes = 1_000;
+    let r = start(c, vec![]);
+    let addr = r.url.trim_start_matches("http://").to_owned();
+    let mut tcp = std::net::TcpStream::connect(&addr).unwrap();
+    // A client that asks before uploading (curl does for large bodies): the answer is the
+    // 413 itself, never `100 Continue` (which would have it send all 10 MB to be refused).
+    tcp.write_all(
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+          content-length: 10000000\r\nexpect: 100-continue\r\n\r\n",
+    )
+    .unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !(got.windows(4).any(|w| w == b"\r\n\r\n") && got.ends_with(b"}")) {
+        match tcp.read(&mut buf) {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            _ => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&got).into_owned();
+    assert!(text.starts_with("HTTP/1.1 413"), "{text:?}");
+    let json = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    assert_eq!(json_of(json)["error"]["code"], "body_too_large", "{json}");
+    assert_eq!(fake.count(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_authenticate_and_their_credentials_never_reach_the_upstream() {
     let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
