@@ -332,6 +332,13 @@ impl Gateway {
         }
     }
 
+    /// The 413 for a body over `max_body_bytes` (declared so, or read so), counted.
+    fn body_too_large(&self) -> Response {
+        self.metrics.limit("body_size");
+        let message = format!("the request body is larger than {} bytes", self.config.max_body_bytes);
+        reply::error(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request_error", "body_too_large", &message, &self.scrub)
+    }
+
     /// A request body as a JSON object, read strictly (a repeated key is
     /// not JSON vouch reads), or the answer that refuses it: 413 over
     /// `max_body_bytes`, 400 for a body that cannot be read, is not UTF-8
@@ -342,16 +349,7 @@ impl Gateway {
         };
         let body = match body {
             Ok(b) => b,
-            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                self.metrics.limit("body_size");
-                return Err(Box::new(reply::error(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "invalid_request_error",
-                    "body_too_large",
-                    &format!("the request body is larger than {} bytes", self.config.max_body_bytes),
-                    &self.scrub,
-                )));
-            }
+            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(Box::new(self.body_too_large())),
             Err(e) if too_slow(&e) => {
                 self.metrics.limit("body_time");
                 return Err(Box::new(reply::error(
@@ -524,14 +522,7 @@ async fn around(State(g): State<Arc<Gateway>>, request: Request, next: Next) -> 
         // Answered before the body is touched: a client that sent `Expect:
         // 100-continue` is told now, not sent `100 Continue` and then
         // refused after uploading it all.
-        g.metrics.limit("body_size");
-        reply::error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_request_error",
-            "body_too_large",
-            &format!("the request body is larger than {} bytes", g.config.max_body_bytes),
-            &g.scrub,
-        )
+        g.body_too_large()
     } else {
         request.extensions_mut().insert(RequestId(id.clone()));
         // The ask's own spans (`ask`, `round`) are children of the request's.

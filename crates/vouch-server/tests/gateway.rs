@@ -442,9 +442,24 @@ async fn oversized_bodies_are_refused_before_any_upstream_call() {
     assert_eq!(fake.count(), 0);
 }
 
+/// An HTTP answer read off a raw connection, after what `got` already holds:
+/// to the end of its JSON body, or of the connection (5 s at most a read).
+fn rest_of_answer(tcp: &mut std::net::TcpStream, mut got: Vec<u8>) -> String {
+    use std::io::Read;
+    tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = [0u8; 4096];
+    while !(got.windows(4).any(|w| w == b"\r\n\r\n") && got.ends_with(b"}")) {
+        match tcp.read(&mut buf) {
+            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
 #[test]
 fn a_body_declared_too_large_is_refused_before_the_client_sends_it() {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
     let mut c = config(&fake.base_url);
     c.max_body_bytes = 1_000;
@@ -458,16 +473,7 @@ fn a_body_declared_too_large_is_refused_before_the_client_sends_it() {
           content-length: 10000000\r\nexpect: 100-continue\r\n\r\n",
     )
     .unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !(got.windows(4).any(|w| w == b"\r\n\r\n") && got.ends_with(b"}")) {
-        match tcp.read(&mut buf) {
-            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
-            _ => break,
-        }
-    }
-    let text = String::from_utf8_lossy(&got).into_owned();
+    let text = rest_of_answer(&mut tcp, Vec::new());
     assert!(text.starts_with("HTTP/1.1 413"), "{text:?}");
     let json = &text[text.find("\r\n\r\n").unwrap() + 4..];
     assert_eq!(json_of(json)["error"]["code"], "body_too_large", "{json}");
@@ -1141,15 +1147,8 @@ fn a_client_that_drips_its_body_gets_a_408_and_no_upstream_call() {
             Err(_) => {}
         }
     }
-    // The answer has begun: the rest of it, to the connection's end or the body's.
-    tcp.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
-    while !(got.windows(4).any(|w| w == b"\r\n\r\n") && got.ends_with(b"}")) {
-        match tcp.read(&mut buf) {
-            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
-            _ => break,
-        }
-    }
-    let text = String::from_utf8_lossy(&got).into_owned();
+    // The answer has begun: the rest of it.
+    let text = rest_of_answer(&mut tcp, got);
     assert!(text.starts_with("HTTP/1.1 408"), "after {:?}: {text:?}", started.elapsed());
     let json = &text[text.find("\r\n\r\n").unwrap() + 4..];
     assert_eq!(json_of(json)["error"]["code"], "body_timeout", "{json}");
