@@ -35,6 +35,75 @@ fn bearer_replacement(caps: &regex::bytes::Captures<'_>) -> Vec<u8> {
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
 
+/// A secret this long (in characters) or longer, up to [`PIECES_UP_TO`], is
+/// scrubbed in pieces too: any run of [`PIECE`] or more characters that
+/// begins or ends it.
+const PIECES_FROM: usize = 16;
+/// The longest secret scrubbed in pieces: each character past the
+/// [`PIECE`] nests a group in the regex, and its compiler recurses per
+/// level (an API key is at most a few hundred characters; a longer secret is
+/// scrubbed whole).
+const PIECES_UP_TO: usize = 256;
+/// The shortest piece of a secret scrubbed (see [`PIECES_FROM`]).
+const PIECE: usize = 12;
+
+/// A text the scrubber's regex finds, each character in the forms
+/// [`char_forms`] gives.
+enum Form {
+    /// A secret, whole.
+    Whole(String),
+    /// A secret's first [`PIECE`] characters or more (the longest run there is).
+    Head(String),
+    /// A secret's last [`PIECE`] characters or more (the longest run there is).
+    Tail(String),
+    /// A text made from a secret (base64, hex): its letters and digits stand as
+    /// they are, nothing escapes those.
+    Derived(String),
+}
+
+impl Form {
+    fn text(&self) -> &str {
+        match self {
+            Self::Whole(t) | Self::Head(t) | Self::Tail(t) | Self::Derived(t) => t,
+        }
+    }
+
+    /// The regex of this form.
+    fn pattern(&self) -> String {
+        match self {
+            Self::Whole(t) => t.chars().map(char_forms).collect(),
+            Self::Derived(t) => {
+                t.chars().map(|c| if c.is_ascii_alphanumeric() { ci(c) } else { char_forms(c) }).collect()
+            }
+            // `c1…c12(?:c13(?:c14…)?)?`: greedy, so the longest head present is taken.
+            Self::Head(t) => {
+                let chars: Vec<char> = t.chars().collect();
+                let (must, may) = chars.split_at(PIECE.min(chars.len()));
+                let mut p: String = must.iter().copied().map(char_forms).collect();
+                for &c in may {
+                    p.push_str("(?:");
+                    p.push_str(&char_forms(c));
+                }
+                p.push_str(&")?".repeat(may.len()));
+                p
+            }
+            // `(?:(?:c1)?c2…)?c(n-11)…cn`: a match starts where the tail does,
+            // and the leftmost start is the longest tail present.
+            Self::Tail(t) => {
+                let chars: Vec<char> = t.chars().collect();
+                let (may, must) = chars.split_at(chars.len().saturating_sub(PIECE));
+                let mut p = "(?:".repeat(may.len());
+                for &c in may {
+                    p.push_str(&char_forms(c));
+                    p.push_str(")?");
+                }
+                p.extend(must.iter().copied().map(char_forms));
+                p
+            }
+        }
+    }
+}
+
 /// Removes secrets (the API key) from a text, in every form an echoing
 /// upstream or a JSON printer can give them, and `Bearer …` tokens and
 /// `sk-…` keys.
@@ -55,8 +124,14 @@ pub const REDACTED: &str = "[redacted]";
 ///   forms above;
 /// - in hexadecimal, either case.
 ///
-/// Not covered: any other transformation (a changed case, a reversed or
-/// partial key, the key split by white space, a hash, a compression). A
+/// A piece of a secret of 16 to 256 characters that begins or ends it, 12
+/// characters long or more (a truncated echo, a log that shows all but the
+/// last few characters), is scrubbed too, in the forms above but base64 and
+/// hex.
+///
+/// Not covered: any other transformation (a changed case, a reversed key,
+/// a piece from its middle, the key split by white space, a hash, a
+/// compression). A
 /// secret is matched within one line: it is split at line breaks, and each
 /// line of it is a secret (an HTTP header, so an API key, holds none).
 ///
@@ -114,13 +189,19 @@ impl Scrubber {
             }
         }
         let count = lines.len();
-        let mut forms: Vec<(String, bool)> = Vec::new();
+        let mut forms: Vec<Form> = Vec::new();
         for line in &lines {
-            forms.push((line.clone(), true));
-            forms.extend(base64_cores(line.as_bytes()).into_iter().map(|f| (f, false)));
-            forms.push((hex_lower(line.as_bytes()), false));
+            forms.push(Form::Whole(line.clone()));
+            // A piece of a long secret cut at either end (a truncated echo, a
+            // log that shows all but a few characters) is scrubbed too.
+            if (PIECES_FROM..=PIECES_UP_TO).contains(&line.chars().count()) {
+                forms.push(Form::Head(line.clone()));
+                forms.push(Form::Tail(line.clone()));
+            }
+            forms.extend(base64_cores(line.as_bytes()).into_iter().map(Form::Derived));
+            forms.push(Form::Derived(hex_lower(line.as_bytes())));
         }
-        let longest = forms.iter().map(|f| f.0.len()).max().unwrap_or(0);
+        let longest = forms.iter().map(|f| f.text().len()).max().unwrap_or(0);
         // `\uD83D\uDE00` is the longest form of one character: 12 bytes, plus escapes of the backslash.
         let window = longest.saturating_mul(16).saturating_add(64);
         let (secrets, prefix) = if forms.is_empty() { (None, None) } else { build(&forms) };
@@ -303,21 +384,19 @@ impl PrefixSearch<'_> {
 ///
 /// With it, the same pattern as a lazy DFA for [`Scrubber::open_prefix`]
 /// (`None` if it cannot be built: then every text's end is held back).
-fn build(forms: &[(String, bool)]) -> (Option<Regex>, Option<DFA>) {
-    let alternatives: Vec<String> = forms
-        .iter()
-        .map(|(f, whole)| {
-            f.chars().map(|c| if *whole || !c.is_ascii_alphanumeric() { char_forms(c) } else { ci(c) }).collect()
-        })
-        .collect();
+fn build(forms: &[Form]) -> (Option<Regex>, Option<DFA>) {
+    let alternatives: Vec<String> = forms.iter().map(Form::pattern).collect();
     let pattern = alternatives.join("|");
-    let full = RegexBuilder::new(&pattern).size_limit(256 << 20).dfa_size_limit(64 << 20).build();
+    let full =
+        RegexBuilder::new(&pattern).size_limit(256 << 20).dfa_size_limit(64 << 20).nest_limit(NEST_LIMIT).build();
     let prefix = full.is_ok().then(|| prefix_dfa(&pattern)).flatten();
     let regex = full
         .or_else(|_| {
             let plain: Vec<String> = forms
                 .iter()
-                .flat_map(|(f, _)| {
+                .filter(|f| !matches!(f, Form::Head(_) | Form::Tail(_)))
+                .map(Form::text)
+                .flat_map(|f| {
                     let json = serde_json::to_string(f).unwrap_or_default();
                     let json = json.trim_matches('"').to_owned();
                     [regex::escape(f), regex::escape(&json), regex::escape(&json.replace('/', "\\/"))]
@@ -330,10 +409,15 @@ fn build(forms: &[(String, bool)]) -> (Option<Regex>, Option<DFA>) {
     (regex, prefix)
 }
 
+/// How deep the regex parser lets groups nest: a [`Form::Head`] or
+/// [`Form::Tail`] nests two levels (a group, its `?`) a character past the
+/// [`PIECE`], so [`PIECES_UP_TO`] takes about 500.
+const NEST_LIMIT: u32 = 1024;
+
 /// The lazy DFA of `pattern`, over bytes (as `regex::bytes` reads it).
 fn prefix_dfa(pattern: &str) -> Option<DFA> {
     DFA::builder()
-        .syntax(syntax::Config::new().utf8(false))
+        .syntax(syntax::Config::new().utf8(false).nest_limit(NEST_LIMIT))
         .thompson(thompson::Config::new().utf8(false))
         .configure(DFA::config().cache_capacity(8 << 20))
         .build(pattern)
@@ -614,6 +698,58 @@ mod tests {
         }
         assert!(!s.holds_secret(b"canary/key 91d2e7c4"));
         assert_eq!(s.scrub("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn a_piece_of_a_long_key_cut_at_either_end_is_scrubbed_whole() {
+        let key = "gw-7Qx2Lm9Rc4Vb8Nt1Kp6Zs3Wd5Yh0Jf"; // 33 characters
+        let s = Scrubber::new([key]).without_patterns();
+        let chars: Vec<char> = key.chars().collect();
+        for n in PIECE..=chars.len() {
+            let head: String = chars.iter().take(n).collect();
+            let tail: String = chars.iter().skip(chars.len() - n).collect();
+            for piece in [&head, &tail] {
+                // As it is, JSON-escaped, percent-encoded: each piece in full.
+                let escaped: String = piece.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect();
+                let pct: String = piece.bytes().map(|b| format!("%{b:02X}")).collect();
+                for form in [piece.clone(), escaped, pct] {
+                    let out = s.scrub(&format!("key {form}… was refused"));
+                    assert_eq!(out, "key [redacted]… was refused", "{n} characters: {form}");
+                }
+            }
+        }
+        // A piece shorter than PIECE, or from the middle, is ordinary text.
+        let short: String = chars.iter().take(PIECE - 1).collect();
+        let middle: String = chars.iter().skip(4).take(chars.len() - 8).collect();
+        for text in [short, middle] {
+            assert_eq!(s.scrub(&text), text);
+            assert!(!s.holds_secret(text.as_bytes()));
+        }
+        // A secret under PIECES_FROM characters is scrubbed whole only.
+        let short_key = Scrubber::new(["q7Zr2Lm9Xc4Vb8N"]).without_patterns();
+        assert_eq!(short_key.scrub("q7Zr2Lm9Xc4Vb8"), "q7Zr2Lm9Xc4Vb8");
+        assert_eq!(short_key.scrub("q7Zr2Lm9Xc4Vb8N"), REDACTED);
+        // A secret too long to scrub in pieces is still scrubbed whole.
+        let long: String =
+            (0..PIECES_UP_TO + 1).map(|i| char::from(b'a' + u8::try_from(i % 26).unwrap_or(0))).collect();
+        let long_key = Scrubber::new([long.as_str()]).without_patterns();
+        assert_eq!(long_key.scrub(&format!("<{long}>")), "<[redacted]>");
+    }
+
+    #[test]
+    fn a_key_as_long_as_pieces_go_builds_in_the_regex_compilers_reach() {
+        // Every character of this key has many forms (a quote, a backslash,
+        // non-ASCII): the deepest nesting the pieces make.
+        let key: String = "\"\\é€😀".chars().cycle().take(PIECES_UP_TO).collect();
+        let s = Scrubber::new([key.as_str()]).without_patterns();
+        let head: String = key.chars().take(200).collect();
+        let tail: String = key.chars().skip(56).collect();
+        assert_eq!(s.scrub(&format!("[{head}]")), "[[redacted]]");
+        assert_eq!(s.scrub(&format!("[{tail}]")), "[[redacted]]");
+        assert_eq!(s.scrub(&format!("[{key}]")), "[[redacted]]");
+        // (Cut before a backslash: a closing quote could be the key's next character.)
+        let json = serde_json::to_string(&key.chars().take(201).collect::<String>()).unwrap_or_default();
+        assert_eq!(s.scrub(&json), "\"[redacted]\"");
     }
 
     #[test]
