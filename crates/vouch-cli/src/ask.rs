@@ -60,8 +60,9 @@ pub struct Args {
     /// request (5xx, 429, network) is repeated. Each is a round.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
-    /// The most tokens the whole exchange may spend (from the responses' usage).
-    #[arg(long, value_name = "N")]
+    /// The most tokens the whole exchange may spend (from the responses' usage); each
+    /// round's completion is capped at what is left.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_total_tokens: Option<u64>,
     /// The longest the whole exchange may take, waits included (250ms, 30s, 2m).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]

@@ -300,6 +300,7 @@ fn bad_invocations_exit_2_before_anything_is_sent() {
         vec!["--fallback", &not_json],
         vec!["--fallback", &dup],
         vec!["--rounds", "0"],
+        vec!["--max-total-tokens", "0"],
         vec!["--deadline", "soon"],
         vec!["--header", "no-colon-here"],
         vec!["--mode", "xml"],

@@ -103,6 +103,10 @@ fn a_configuration_that_cannot_be_used_is_refused_at_start() {
         ("contracts = \"examples/contracts\"\nmax_concurency = 3\n", "max_concurency"),
         ("contracts = \"examples/contracts\"\n[defaults]\nrounds = 0\n", "rounds must be at least 1"),
         (
+            "contracts = \"examples/contracts\"\n[contract.plate_check]\nmax_total_tokens = 0\n",
+            "plate_check: max_total_tokens must be at least 1",
+        ),
+        (
             "contracts = \"examples/contracts\"\napi_key_env = \"VOUCH_TEST_UNSET_VAR\"\n",
             "VOUCH_TEST_UNSET_VAR is not set",
         ),

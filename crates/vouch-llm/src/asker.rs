@@ -138,7 +138,14 @@ struct Exchange<'a> {
     headers: HeaderMap,
     /// The scrubber of this ask's key: the asker's own, or a forwarded key's.
     scrub: &'a Scrubber,
+    /// The most tokens the next round's completion may take: what the token
+    /// budget leaves (`None`: no budget). See [`Exchange::serialize`].
+    completion_cap: Option<u64>,
 }
+
+/// The request fields that limit a completion's tokens: OpenAI's current
+/// name (the only one its reasoning models take) and the older one.
+const COMPLETION_LIMITS: [&str; 2] = ["max_completion_tokens", "max_tokens"];
 
 impl Exchange<'_> {
     /// The next round's request body, as JSON text (written from its parts,
@@ -152,8 +159,22 @@ impl serde::Serialize for Exchange<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap as _;
         let mut map = serializer.serialize_map(None)?;
+        // Under a token budget, a round's completion is capped at what the
+        // budget leaves: the limit the request names, lowered to it, or
+        // `max_completion_tokens` when it names none.
+        let mut capped = false;
         for (k, v) in &self.base {
-            map.serialize_entry(k, v)?;
+            match self.completion_cap {
+                Some(cap) if COMPLETION_LIMITS.contains(&k.as_str()) => {
+                    capped = true;
+                    let limit = v.as_u64().map_or(cap, |asked| asked.min(cap));
+                    map.serialize_entry(k, &limit)?;
+                }
+                _ => map.serialize_entry(k, v)?,
+            }
+        }
+        if let (Some(cap), false) = (self.completion_cap, capped) {
+            map.serialize_entry(COMPLETION_LIMITS[0], &cap)?;
         }
         if let Some(rf) = self.response_format {
             map.serialize_entry("response_format", rf)?;
@@ -335,6 +356,7 @@ impl Asker {
             relay: None,
             headers: HeaderMap::new(),
             scrub: &self.scrub,
+            completion_cap: None,
         };
         self.traced(span, exchange, fallback).await
     }
@@ -395,6 +417,7 @@ impl Asker {
             relay,
             headers: extra,
             scrub,
+            completion_cap: None,
         };
         self.traced(span, exchange, fallback).await
     }
@@ -436,6 +459,8 @@ impl Asker {
                     break;
                 }
             }
+            exchange.completion_cap =
+                limits.max_total_tokens.map(|max| max.saturating_sub(spent).saturating_sub(next_prompt_floor).max(1));
             if let Some(d) = deadline {
                 if Instant::now() + wait >= d {
                     let sentence = if wait.is_zero() {
@@ -748,7 +773,8 @@ fn budget_check(limits: Limits, spent: u64, next_prompt_floor: u64, usage_missin
         format!("the upstream reported no token usage, so the budget of {max} tokens cannot be kept")
     } else if spent >= max {
         format!("the token budget is spent: {spent} of {max} tokens used")
-    } else if spent.saturating_add(next_prompt_floor) > max {
+    } else if spent.saturating_add(next_prompt_floor) >= max {
+        // (Equal: no token would be left for the round's completion.)
         format!(
             "the token budget would be overrun: {spent} of {max} tokens used, and the next round's prompt alone is at least {next_prompt_floor}"
         )

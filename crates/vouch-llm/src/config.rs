@@ -210,7 +210,14 @@ pub struct Config {
     pub rounds: u32,
     /// The most tokens (the responses' `usage.total_tokens`, summed) one
     /// ask may spend; no further round starts once it is spent or the next
-    /// round's prompt alone would overrun it.
+    /// round's prompt alone would leave nothing of it. Each round's
+    /// completion is capped at what it leaves (the tokens spent and the
+    /// least the round's prompt takes, the previous round's, subtracted):
+    /// the request's `max_completion_tokens` or `max_tokens` is lowered to
+    /// that, or `max_completion_tokens` is sent when it names neither (an
+    /// upstream that refuses that field takes a `max_tokens` set, which is
+    /// then the one capped). A prompt longer than its least can still take
+    /// the ask past the budget, by that much.
     pub max_total_tokens: Option<u64>,
     /// The longest one ask may take, waits included.
     pub deadline: Option<Duration>,

@@ -295,14 +295,76 @@ async fn the_token_budget_once_spent_stops_the_ask() {
     let fake = Fake::start(vec![step.clone(), step.clone(), step.clone(), step]);
     let o = asker(&fake.base_url, |c| {
         c.rounds = 4;
-        c.max_total_tokens = Some(240);
+        c.max_total_tokens = Some(250);
     })
     .ask(ask_plate())
     .await;
-    // 120 after round 1 (next prompt >= 120: 240, fits), 240 after round 2: spent.
+    // 120 after round 1 (next prompt >= 120: 240, leaves 10), 240 after round 2,
+    // and round 3's prompt alone would leave nothing.
     assert_eq!(fake.count(), 2);
     assert_eq!(o.problems.last().unwrap().code(), "budget_spent");
     assert_eq!(o.total_tokens(), 240);
+}
+
+#[tokio::test]
+async fn each_round_s_completion_is_capped_at_what_the_budget_leaves() {
+    // Round 1: 300 + 100 of 1000; round 2's prompt is at least 400, so its
+    // completion may take 200; round 3's at least 400 + 150 = 550 more.
+    let fake = Fake::start(vec![
+        Step::completion(json!({"role": "assistant", "content": "{}"}), "stop", usage(300, 100)),
+        Step::completion(json!({"role": "assistant", "content": "{}"}), "stop", usage(450, 150)),
+        Step::reply(CLEAN_PLATE),
+    ]);
+    let o = asker(&fake.base_url, |c| {
+        c.rounds = 3;
+        c.max_total_tokens = Some(1000);
+    })
+    .ask(ask_plate())
+    .await;
+    let limits: Vec<(Value, Value)> =
+        fake.seen().iter().map(|s| (s.body["max_completion_tokens"].clone(), s.body["max_tokens"].clone())).collect();
+    // No limit configured: `max_completion_tokens` is sent, lowered round by round.
+    assert_eq!(limits, [(json!(1000), Value::Null), (json!(200), Value::Null)]);
+    assert_eq!(o.problems.last().map(|p| p.code()), Some("budget_spent"));
+
+    // A configured `max_tokens` is the field capped (and kept where it is lower).
+    let fake = Fake::start(vec![
+        Step::completion(json!({"role": "assistant", "content": "{}"}), "stop", usage(300, 100)),
+        Step::completion(json!({"role": "assistant", "content": "{}"}), "stop", usage(450, 150)),
+    ]);
+    asker(&fake.base_url, |c| {
+        c.rounds = 2;
+        c.max_tokens = Some(256);
+        c.max_total_tokens = Some(1000);
+    })
+    .ask(ask_plate())
+    .await;
+    let limits: Vec<(Value, Value)> =
+        fake.seen().iter().map(|s| (s.body["max_completion_tokens"].clone(), s.body["max_tokens"].clone())).collect();
+    assert_eq!(limits, [(Value::Null, json!(256)), (Value::Null, json!(200))]);
+
+    // Without a budget nothing is added.
+    let fake = Fake::start(vec![Step::reply(CLEAN_PLATE)]);
+    asker(&fake.base_url, |_| {}).ask(ask_plate()).await;
+    let body = &fake.seen()[0].body;
+    assert!(body.get("max_completion_tokens").is_none() && body.get("max_tokens").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn a_round_whose_prompt_would_leave_no_token_of_the_budget_does_not_start() {
+    // 300 + 200 of 1000; round 2's prompt is at least 500: nothing left for its completion.
+    let fake = Fake::start(vec![
+        Step::completion(json!({"role": "assistant", "content": "{}"}), "stop", usage(300, 200)),
+        Step::reply(CLEAN_PLATE),
+    ]);
+    let o = asker(&fake.base_url, |c| {
+        c.rounds = 2;
+        c.max_total_tokens = Some(1000);
+    })
+    .ask(ask_plate())
+    .await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(o.problems.last().map(|p| p.code()), Some("budget_spent"));
 }
 
 #[tokio::test]

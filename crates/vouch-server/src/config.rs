@@ -334,6 +334,10 @@ impl ServerConfig {
             if s.rounds == Some(0) {
                 return Err(ConfigError(format!("{name}: rounds must be at least 1")));
             }
+            // A budget of 0 leaves no token for even the first completion.
+            if s.max_total_tokens == Some(0) {
+                return Err(ConfigError(format!("{name}: max_total_tokens must be at least 1")));
+            }
             if let Some(m) = &s.mode {
                 if m != "schema" && m != "json" {
                     return Err(ConfigError(format!("{name}: mode must be \"schema\" or \"json\", not {m:?}")));

@@ -676,6 +676,23 @@ async fn per_request_headers_only_tighten_the_limits() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_budget_caps_the_completion_the_client_asked_for() {
+    let fake = Fake::start(vec![Step::reply("{}"), Step::reply("{}")]);
+    let r = start(config(&fake.base_url), vec![]);
+    let mut body = plate_request();
+    body["max_completion_tokens"] = json!(5000);
+    let (status, _, text) = post_with(&r, &body, &[("x-vouch-max-total-tokens", "900"), ("x-vouch-rounds", "1")]).await;
+    assert_eq!(status, 422, "{text}");
+    body["max_completion_tokens"] = json!(64);
+    post_with(&r, &body, &[("x-vouch-max-total-tokens", "900"), ("x-vouch-rounds", "1")]).await;
+    let seen = fake.seen();
+    // Lowered to the budget; a lower one kept; no second limit added.
+    assert_eq!(seen[0].body["max_completion_tokens"], 900);
+    assert_eq!(seen[1].body["max_completion_tokens"], 64);
+    assert!(seen.iter().all(|s| s.body.get("max_tokens").is_none()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_contracts_health_and_metrics_answer() {
     let r = start(config(&refused_url()), vec![]);
     let c = client();
