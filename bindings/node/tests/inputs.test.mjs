@@ -264,6 +264,73 @@ test("fromZod refuses a regex without the u flag whose meaning differs under Uni
   Contract.fromZod(z.object({ host: z.hostname(), low: z.string().lowercase(), pre: z.string().startsWith("😀") }));
 });
 
+test("fromZod refuses a regex flag its JSON Schema drops, and the caller's pattern in a built-in format", () => {
+  for (const [re, flag] of [[/^b/y, "y (sticky"], [/b/gy, "y (sticky"], [/b/dy, "y (sticky"]]) {
+    assert.throws(
+      () => Contract.fromZod(z.object({ code: z.string().regex(re) })),
+      (e) => e instanceof ContractError && e.mistakes[0].keyword === "pattern" && e.mistakes[0].location === "/code" && e.message.includes(`the regex ${String(re)} has the flag ${flag}`),
+      String(re),
+    );
+  }
+  // A sticky regex is a fail-open without this: JSON Schema's pattern matches anywhere.
+  assert.equal(z.string().regex(/b/y).safeParse("abc").success, false);
+  // The caller's pattern in a built-in format is read as a .regex() is; Zod's default is not.
+  for (const schema of [z.email({ pattern: /^.@x\.co$/ }), z.string().email({ pattern: /x@y\.co/y }), z.stringFormat("one", /^[^x]$/)]) {
+    assert.throws(() => Contract.fromZod(schema), (e) => e instanceof ContractError && e.mistakes[0].keyword === "pattern", String(schema._zod.def.pattern ?? schema._zod.def.checks));
+  }
+  Contract.fromZod(z.object({ a: z.email(), b: z.email({ pattern: z.regexes.html5Email }), c: z.iso.datetime(), d: z.uuidv4(), e: z.hash("sha256"), f: z.hex() }));
+});
+
+test("fromZod refuses what z.url() checks beyond format uri: hostname, protocol (z.httpUrl()), normalize", () => {
+  for (const [schema, says] of [
+    [z.object({ link: z.httpUrl() }), "the URL's protocol and hostname check"],
+    [z.object({ link: z.url({ hostname: /^x\.com$/ }) }), "the URL's hostname check"],
+    [z.object({ link: z.string().url({ protocol: /^https$/ }) }), "the URL's protocol check"],
+    [z.object({ link: z.url({ normalize: true }) }), "z.url({ normalize: true }) changes the value"],
+  ]) {
+    // Zod refuses what format uri alone would let through: vouch must not take it.
+    assert.throws(() => Contract.fromZod(schema), (e) => e instanceof ContractError && e.mistakes[0].location === "/link" && e.message.includes(says), says);
+  }
+  assert.equal(z.httpUrl().safeParse("javascript:alert(1)").success, false);
+  assert.equal(Contract.fromZod(z.url()).check('"https://x.com/a"').accepted, true);
+});
+
+test("fromZod against Zod over its string formats and checks: vouch never takes what Zod refuses", () => {
+  const schemas = {
+    url: z.url(), httpUrl: z.httpUrl(), sticky: z.string().regex(/b/y), global: z.string().regex(/b/g), ignoreCase: z.string().regex(/^abc$/i), multiline: z.string().regex(/^b$/m), email: z.email(), emailHtml5: z.email({ pattern: z.regexes.html5Email }), uuid: z.uuid(), uuidv4: z.uuidv4(), uuidv7: z.uuidv7(), guid: z.guid(),
+    cuid: z.cuid(), cuid2: z.cuid2(), ulid: z.ulid(), xid: z.xid(), ksuid: z.ksuid(), nanoid: z.nanoid(), ipv4: z.ipv4(), ipv6: z.ipv6(), cidrv4: z.cidrv4(), cidrv6: z.cidrv6(),
+    mac: z.mac(), base64: z.base64(), base64url: z.base64url(), e164: z.e164(), jwt: z.jwt(), date: z.iso.date(), datetime: z.iso.datetime(), datetimeOffset: z.iso.datetime({ offset: true }),
+    datetimeLocal: z.iso.datetime({ local: true }), time: z.iso.time(), hostname: z.hostname(), hex: z.hex(), sha256: z.hash("sha256"), lower: z.string().lowercase(), upper: z.string().uppercase(),
+    includes: z.string().includes("b"), startsWith: z.string().startsWith("a"), endsWith: z.string().endsWith("c"), length: z.string().length(2), max: z.string().max(1), regexU: z.string().regex(/^.$/u),
+    int: z.int(), int32: z.int32(), uint32: z.uint32(), float32: z.float32(), float64: z.float64(), safe: z.number().safe(), gt: z.number().gt(1), step: z.number().step(0.1), multipleOf: z.number().multipleOf(3), positive: z.number().positive(),
+  };
+  const values = ["", "a", "abc", "ABC", "😀", "a😀", "é", "e\u0301", "x.com", "https://x.com", "HTTP://X.COM/a", "ftp://x.com", "mailto:a@b.co", "javascript:alert(1)", "a@b.co", "😀@b.co",
+    "123e4567-e89b-42d3-a456-426614174000", "00000000-0000-0000-0000-000000000000", "2023-02-28", "2023-02-30", "2023-02-28T10:00:00Z", "2023-02-28T10:00:00+01:00", "2023-02-28T10:00:00", "10:00", "10:00:00.5",
+    "127.0.0.1", "256.1.1.1", "::1", "1::2::3", "10.0.0.0/8", "::/129", "aGVsbG8=", "aGVsbG8", "+14155552671", "eyJhbGciOiJIUzI1NiJ9.e30.sig", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "00:1A:2B:3C:4D:5E", "deadbeef", "-bad-.com",
+    0, 1, -1, 1.5, 0.3, 3, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53, 1e308, 3.5e38, true, null, [], {}];
+  let checked = 0;
+  for (const [name, schema] of Object.entries(schemas)) {
+    let contract;
+    try {
+      contract = Contract.fromZod(schema);
+    } catch (e) {
+      assert.ok(e instanceof ContractError, `${name}: ${e}`); // refused with its reason: never a fail-open
+      continue;
+    }
+    for (const v of values) {
+      const raw = JSON.stringify(v);
+      const verdict = contract.check(raw);
+      if (verdict.accepted) {
+        const zod = schema.safeParse(JSON.parse(raw));
+        assert.ok(zod.success, `${name}: vouch accepted ${raw}, which Zod refuses (a fail-open)`);
+        assert.deepEqual(verdict.value, zod.data, `${name}: ${raw}`);
+      }
+      checked++;
+    }
+  }
+  assert.ok(checked > 2000, `${checked} pairs`);
+});
+
 test("rounds' maxRounds is a whole number from 1 to 100, else an error naming it", async () => {
   const c = new Contract({ type: "boolean" });
   for (const n of [-1, 0, 101, 2 ** 32 + 1, 1.5, NaN, Infinity]) {

@@ -69,17 +69,63 @@ function modeDependent(source: string): string | null {
   return null;
 }
 
-/** A regex's mistake when, without `u` or `v`, it means another thing to vouch than to Zod. */
-function regexMistake(def: Def, path: string): ContractMistake | null {
+/**
+ * A regex flag that lets vouch take what Zod refuses, as Zod's JSON Schema
+ * drops it (it writes the source alone): with `y` Zod matches at the start
+ * only. (`g` is harmless, Zod tests from the start each time; with `i`, `m`
+ * or `s` Zod matches more than vouch, which is then the stricter.)
+ */
+const DROPPED_FLAGS: Record<string, string> = {
+  y: "y (sticky: Zod matches at the start only, vouch anywhere)",
+};
+
+/** Zod's own string formats that carry a pattern of Zod's but no default to rebuild it from. */
+const ZOD_CUSTOM_FORMATS = /^(?:hostname|hex|(?:md5|sha1|sha256|sha384|sha512)_(?:hex|base64|base64url))$/;
+
+/**
+ * The caller's own regex in a string check, or null for Zod's own: a
+ * `.regex()`, a `z.stringFormat(name, regex)`, or a pattern passed to a
+ * built-in format (`z.email({ pattern })`), told from the format's default
+ * by building the same check again without it.
+ */
+function ownPattern(check: unknown, def: Def): RegExp | null {
   const pattern = def.pattern;
-  // Only the caller's own regex (.regex()): Zod's formats (z.email(), .lowercase(), …)
-  // write theirs, which match alike in either mode (ASCII, or a class repeated over
-  // the whole text), and .startsWith()-like checks write an escaped literal.
-  if (def.check !== "string_format" || def.format !== "regex" || !(pattern instanceof RegExp)) return null;
+  if (def.check !== "string_format" || !(pattern instanceof RegExp)) return null;
+  if (def.format === "regex") return pattern;
+  if (typeof def.format === "string" && ZOD_CUSTOM_FORMATS.test(def.format)) return null;
+  let standard: unknown;
+  try {
+    const Built = (check as { constructor: new (d: unknown) => unknown }).constructor;
+    standard = defOf(new Built({ ...def, pattern: undefined }) as ZodLike).pattern;
+  } catch {
+    standard = undefined;
+  }
+  // A format with no default of its own is one the caller made (z.stringFormat).
+  return standard instanceof RegExp && String(standard) === String(pattern) ? null : pattern;
+}
+
+/** A regex's mistake when it means another thing to vouch than to Zod. */
+function regexMistake(check: unknown, def: Def, path: string): ContractMistake | null {
+  // Only the caller's own: Zod's formats (z.email(), .lowercase(), …) write theirs,
+  // which match alike in either mode (ASCII, or a class repeated over the whole
+  // text), and .startsWith()-like checks write an escaped literal.
+  const pattern = ownPattern(check, def);
+  if (pattern === null) return null;
+  const at = path === "" ? "(root)" : path;
+  const flag = [...pattern.flags].find((f) => f in DROPPED_FLAGS);
+  if (flag !== undefined) {
+    return {
+      kind: "unexportable",
+      keyword: "pattern",
+      location: path,
+      message:
+        `${at}: the regex ${String(pattern)} has the flag ${DROPPED_FLAGS[flag]}, and Zod's JSON Schema drops a regex's flags, ` +
+        "so vouch could accept what Zod refuses: write the pattern without it (anchored with ^)",
+    };
+  }
   if (pattern.unicode || pattern.flags.includes("v")) return null;
   const construct = modeDependent(pattern.source);
   if (construct === null) return null;
-  const at = path === "" ? "(root)" : path;
   return {
     kind: "unexportable",
     keyword: "pattern",
@@ -89,6 +135,37 @@ function regexMistake(def: Def, path: string): ContractMistake | null {
       "semantics vouch runs patterns with (Zod's JSON Schema drops a regex's flags), so vouch could accept what Zod refuses: " +
       "add the u flag, or write the pattern without it",
   };
+}
+
+/**
+ * What `z.url()` checks beyond `format: "uri"`, which is all Zod's JSON
+ * Schema writes of it: a `hostname` or `protocol` regex (`z.httpUrl()` has
+ * both) is checked on the parsed URL, and `normalize` hands over the URL
+ * rewritten.
+ */
+function urlMistake(def: Def, path: string): ContractMistake | null {
+  if (def.check !== "string_format" || def.format !== "url") return null;
+  const at = path === "" ? "(root)" : path;
+  const checked = ["protocol", "hostname"].filter((k) => def[k] instanceof RegExp);
+  if (checked.length > 0) {
+    return {
+      kind: "unexportable",
+      keyword: "url",
+      location: path,
+      message:
+        `${at}: the URL's ${checked.join(" and ")} check (z.httpUrl() has both) has no JSON Schema (Zod writes format: uri alone), ` +
+        "so vouch would not check it: use z.url() with a .regex() that says it (say /^https:\\/\\//u), or check it after vouch",
+    };
+  }
+  if (def.normalize === true) {
+    return {
+      kind: "unexportable",
+      keyword: "overwrite",
+      location: path,
+      message: `${at}: z.url({ normalize: true }) changes the value Zod hands over (the URL rewritten), which JSON Schema cannot say: drop normalize, or normalize after vouch`,
+    };
+  }
+  return null;
 }
 
 /** The wrapper types whose one inner schema is the value's own. */
@@ -133,12 +210,13 @@ export function unsaid(root: ZodLike): ContractMistake[] {
     seen.add(schema);
     const def = defOf(schema);
     // A string format (z.email(), …) is a check itself; .regex() adds one.
-    const own = regexMistake(def, path);
-    if (own !== null) mistakes.push(own);
+    for (const m of [regexMistake(schema, def, path), urlMistake(def, path)]) if (m !== null) mistakes.push(m);
     const checks = Array.isArray(def.checks) ? def.checks : [];
     for (const check of checks as unknown[]) {
-      const regex = isZod(check) ? regexMistake(defOf(check), path) : null;
-      if (regex !== null) mistakes.push(regex);
+      if (isZod(check)) {
+        const checkDef = defOf(check);
+        for (const m of [regexMistake(check, checkDef, path), urlMistake(checkDef, path)]) if (m !== null) mistakes.push(m);
+      }
       const kind = isZod(check) ? (defOf(check).check as unknown) : undefined;
       if (typeof kind === "string" && kind in UNSAID_CHECKS) {
         const at = path === "" ? "(root)" : path;
