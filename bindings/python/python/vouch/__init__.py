@@ -74,7 +74,19 @@ class Contract(_NativeContract):
     def from_pydantic(cls, model: Type[BaseModel]) -> Contract:
         """The contract of a Pydantic model: its JSON Schema
         (``model_json_schema()``), with ``x-vouch`` declared through
-        ``json_schema_extra``."""
+        ``json_schema_extra``.
+
+        Raises :class:`ContractError` where the model checks what that schema
+        does not say (a validator, ``HttpUrl``'s schemes, a ``Decimal``…),
+        each with its path: vouch would accept replies the model refuses.
+        ``Contract(model.model_json_schema())`` takes the schema alone."""
+        from ._pydantic import unsaid
+
+        mistakes = unsaid(getattr(model, "__pydantic_core_schema__", None))
+        if mistakes:
+            error = ContractError("\n".join(m["message"] for m in mistakes))
+            error.mistakes = mistakes
+            raise error
         return cls(model.model_json_schema())
 
 

@@ -1,0 +1,256 @@
+"""What a Pydantic model checks beyond its JSON Schema is refused by
+``Contract.from_pydantic`` with its path, never dropped; and over Pydantic's
+own types and a spread of replies, vouch never accepts what the model
+refuses in strict mode (Pydantic is the independent oracle)."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import ipaddress
+import json
+import uuid
+from typing import Any, Dict, FrozenSet, List, Literal, Optional, Set, Tuple
+
+import pytest
+from pydantic import (
+    AfterValidator,
+    AnyUrl,
+    AwareDatetime,
+    Base64Str,
+    BaseModel,
+    ByteSize,
+    ConfigDict,
+    EmailStr,
+    Field,
+    FileUrl,
+    FutureDate,
+    HttpUrl,
+    IPvAnyAddress,
+    IPvAnyInterface,
+    IPvAnyNetwork,
+    NaiveDatetime,
+    PastDate,
+    PositiveInt,
+    SecretStr,
+    StringConstraints,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
+from pydantic.types import PaymentCardNumber
+from typing_extensions import Annotated
+
+import vouch
+
+
+class Node(BaseModel):
+    name: str
+    children: List[Node] = []
+
+
+class Bad(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    age: int
+    link: HttpUrl
+    mail: EmailStr
+    tags: List[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]]
+    price: decimal.Decimal
+    born: PastDate
+    code: Annotated[str, Field(pattern=r"^\w\s\w$")]
+    by_id: Dict[int, str]
+    nested: Optional[Node] = None
+
+    @field_validator("age")
+    @classmethod
+    def adult(cls, v: int) -> int:
+        if v < 18:
+            raise ValueError("under 18")
+        return v
+
+    @model_validator(mode="after")
+    def whole(self) -> Bad:
+        return self
+
+
+def test_every_check_the_schema_drops_is_refused_with_its_path() -> None:
+    with pytest.raises(vouch.ContractError) as e:
+        vouch.Contract.from_pydantic(Bad)
+    got = [(m["keyword"], m["location"]) for m in e.value.mistakes]
+    assert got == [
+        ("validator", ""),
+        ("validator", "/age"),
+        ("url", "/link"),
+        ("validator", "/mail"),
+        ("overwrite", "/tags/*"),
+        ("decimal", "/price"),
+        ("date", "/born"),
+        ("pattern", "/code"),
+        ("key", "/by_id"),
+    ]
+    assert all(m["kind"] == "unexportable" for m in e.value.mistakes)
+    assert "Bad.adult" in str(e.value) and "http, https" in str(e.value)
+    # Each is a real fail-open without the refusal: the schema alone takes what the model
+    # refuses (a Decimal's schema is Pydantic-version dependent: its row is in the sweep).
+    schema_only = vouch.Contract(Bad.model_json_schema())
+    reply = {
+        "age": 5,
+        "link": "javascript:alert(1)",
+        "mail": "a@b",
+        "tags": [" "],
+        "price": "1.5",
+        "born": "2999-01-01",
+        "code": "a\ufeffb",
+        "by_id": {"x": "y"},
+    }
+    assert schema_only.check(json.dumps(reply)).accepted
+    with pytest.raises(ValidationError) as refused:
+        Bad.model_validate_json(json.dumps(reply), strict=True)
+    assert len(refused.value.errors()) >= 7
+
+
+def test_a_model_whose_schema_says_it_all_compiles_recursion_included() -> None:
+    class Fine(BaseModel):
+        n: PositiveInt
+        s: Annotated[str, Field(pattern=r"^[0-9]{3}\d$", max_length=9)]
+        url: AnyUrl
+        ip: IPvAnyAddress
+        ip4: ipaddress.IPv4Address
+        secret: SecretStr
+        tree: Node
+        kind: Literal["a", "b"]
+        when: datetime.date
+        at: AwareDatetime
+        id: uuid.UUID
+        counts: Dict[str, int]
+        pair: Tuple[int, str]
+
+    contract = vouch.Contract.from_pydantic(Fine)
+    raw = json.dumps(
+        {
+            "n": 1,
+            "s": "1234",
+            "url": "https://x.com/a",
+            "ip": "::1",
+            "ip4": "127.0.0.1",
+            "secret": "s",
+            "tree": {"name": "a", "children": [{"name": "b"}]},
+            "kind": "a",
+            "when": "2024-02-29",
+            "at": "2024-02-29T10:00:00Z",
+            "id": "123e4567-e89b-42d3-a456-426614174000",
+            "counts": {"a": 1},
+            "pair": [1, "x"],
+        }
+    )
+    assert contract.check(raw).accepted
+    Fine.model_validate_json(raw, strict=True)
+
+
+def test_each_unsaid_kind_alone() -> None:
+    cases: Dict[str, Tuple[Any, str]] = {
+        "an AfterValidator": (Annotated[int, AfterValidator(lambda v: v)], "validator"),
+        "FileUrl's scheme": (FileUrl, "url"),
+        "to_lower": (Annotated[str, StringConstraints(to_lower=True)], "overwrite"),
+        "\\D": (Annotated[str, Field(pattern=r"^\D$")], "pattern"),
+        "\\W": (Annotated[str, Field(pattern=r"^\W+$")], "pattern"),
+        "\\b": (Annotated[str, Field(pattern=r"^a\b")], "pattern"),
+        "\\d in a negated class": (Annotated[str, Field(pattern=r"^[^\d]$")], "pattern"),
+        "FutureDate": (FutureDate, "date"),
+        "a date bound": (Annotated[datetime.date, Field(gt=datetime.date(2000, 1, 1))], "date"),
+        "NaiveDatetime": (NaiveDatetime, "date"),
+        "ByteSize": (ByteSize, "validator"),
+        "PaymentCardNumber": (PaymentCardNumber, "validator"),
+        "Base64Str": (Base64Str, "validator"),
+        "a set of decimals": (Set[decimal.Decimal], "decimal"),
+    }
+    for what, (kind, keyword) in cases.items():
+        model = create_model("One", v=(kind, ...))
+        with pytest.raises(vouch.ContractError) as e:
+            vouch.Contract.from_pydantic(model)
+        mistake = e.value.mistakes[0]
+        where = "/v/*" if what == "a set of decimals" else "/v"
+        assert (mistake["keyword"], mistake["location"]) == (keyword, where), what
+
+
+# Pydantic's own types, each the type of one field `v`.
+TYPES: Dict[str, Any] = {
+    "HttpUrl": HttpUrl,
+    "AnyUrl": AnyUrl,
+    "FileUrl": FileUrl,
+    "EmailStr": EmailStr,
+    "IPvAnyAddress": IPvAnyAddress,
+    "IPvAnyNetwork": IPvAnyNetwork,
+    "IPvAnyInterface": IPvAnyInterface,
+    "IPv4Address": ipaddress.IPv4Address,
+    "IPv6Address": ipaddress.IPv6Address,
+    "IPv4Network": ipaddress.IPv4Network,
+    "IPv6Interface": ipaddress.IPv6Interface,
+    "SecretStr": SecretStr,
+    "UUID": uuid.UUID,
+    "date": datetime.date,
+    "PastDate": PastDate,
+    "datetime": datetime.datetime,
+    "AwareDatetime": AwareDatetime,
+    "NaiveDatetime": NaiveDatetime,
+    "time": datetime.time,
+    "timedelta": datetime.timedelta,
+    "Decimal": decimal.Decimal,
+    "float": float,
+    "PositiveInt": PositiveInt,
+    "str max": Annotated[str, Field(max_length=1)],
+    "strip": Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)],
+    "pattern \\s": Annotated[str, Field(pattern=r"^\s$")],
+    "pattern \\W": Annotated[str, Field(pattern=r"^\W$")],
+    "pattern \\D": Annotated[str, Field(pattern=r"^\D$")],
+    "pattern \\d": Annotated[str, Field(pattern=r"^\d$")],
+    "pattern .": Annotated[str, Field(pattern=r"^.$")],
+    "pattern \\S": Annotated[str, Field(pattern=r"^\S$")],
+    "ByteSize": ByteSize,
+    "PaymentCardNumber": PaymentCardNumber,
+    "Base64Str": Base64Str,
+    "bytes": bytes,
+    "Set[int]": Set[int],
+    "FrozenSet[str]": FrozenSet[str],
+    "Tuple[int, ...]": Tuple[int, ...],
+    "Dict[int, int]": Dict[int, int],
+    "AfterValidator": Annotated[int, AfterValidator(lambda v: v if v > 0 else 1 // 0)],
+    "Literal": Literal["a", 1],
+}
+
+VALUES: List[Any] = [
+    "", " ", "a", "abc", "ABC", "\U0001f600", "\u00e9", "\ufeff", "\u0085", "\u0663", "a\n",
+    "x.com", "https://x.com", "HTTP://X.COM/a", "ftp://x.com", "http://localhost", "mailto:a@b.co",
+    "javascript:alert(1)", "file:///etc/passwd", "a@b.co", "a@localhost", "a@b", "\u00e9@b.co",
+    "123e4567-e89b-42d3-a456-426614174000", "123e4567e89b42d3a456426614174000",
+    "2023-02-28", "2023-02-30", "2999-01-01", "2023-02-28T10:00:00Z", "2023-02-28T10:00:00",
+    "10:00:00", "10:00:00+01:00", "P1D", "PT1H", "127.0.0.1", "256.1.1.1", "::1", "1::2::3",
+    "10.0.0.0/8", "10.0.0.1/8", "aGVsbG8=", "null", "1.5", "1KB", "4111111111111111", "4111111111111112",
+    0, 1, -1, 1.5, 0.3, 2**31, 2**53, 12345.678, True, None, [], {}, [1, 1], ["a", "a"], [1, 2], {"a": 1}, {"1": 2},
+]
+
+
+def test_over_pydantic_types_vouch_never_accepts_what_the_model_refuses() -> None:
+    refused_models = 0
+    pairs = 0
+    for name, kind in TYPES.items():
+        model = create_model("One", v=(kind, ...))
+        try:
+            contract = vouch.Contract.from_pydantic(model)
+        except vouch.ContractError:
+            refused_models += 1  # refused with its reasons: never a fail-open
+            continue
+        for value in VALUES:
+            raw = json.dumps({"v": value})
+            pairs += 1
+            if not contract.check(raw).accepted:
+                continue
+            if isinstance(value, float) and value.is_integer():
+                continue  # JSON Schema's integer takes 1.0; strict Pydantic does not (docs/python.md)
+            try:
+                model.model_validate_json(raw, strict=True)
+            except ValidationError as e:
+                pytest.fail(f"{name}: vouch accepted {raw}, which the model refuses: {e.errors()[0]['msg']}")
+    print(f"\npydantic sweep: {len(TYPES)} types, {refused_models} refused by from_pydantic, {pairs} replies checked")
+    assert pairs > 1500 and refused_models >= 10
