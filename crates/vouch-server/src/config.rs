@@ -199,6 +199,12 @@ pub struct ServerConfig {
     /// How long a client has to send a request's body, from its head on, in
     /// ms: 408 `body_timeout` past it, before any upstream call.
     pub body_read_timeout_ms: u64,
+    /// After SIGTERM, how long to keep taking connections, `/readyz`
+    /// answering 503, before the listener closes and the requests in flight
+    /// drain, in ms: the time a load balancer needs to see the 503 and stop
+    /// sending (a Kubernetes readiness probe's period times its failure
+    /// threshold). 0, the default, closes the listener at once.
+    pub drain_delay_ms: u64,
     /// The most requests in flight (503 with `Retry-After` beyond).
     pub max_concurrency: usize,
     /// Add the contract's instructions to the system message.
@@ -219,6 +225,9 @@ pub struct ServerConfig {
     pub jobs: JobsConfig,
 }
 
+/// The longest `drain_delay_ms` taken: a shutdown that waits longer is a mistake.
+const MAX_DRAIN_DELAY_MS: u64 = 3_600_000;
+
 impl Default for ServerConfig {
     fn default() -> Self {
         Self {
@@ -237,6 +246,7 @@ impl Default for ServerConfig {
             max_body_bytes: 1024 * 1024,
             header_read_timeout_ms: 30_000,
             body_read_timeout_ms: 60_000,
+            drain_delay_ms: 0,
             max_concurrency: 512,
             instructions: true,
             forward_headers: Vec::new(),
@@ -314,6 +324,9 @@ impl ServerConfig {
         }
         if self.max_body_bytes == 0 || self.max_concurrency == 0 {
             return Err(ConfigError("max_body_bytes and max_concurrency must be at least 1".to_owned()));
+        }
+        if self.drain_delay_ms > MAX_DRAIN_DELAY_MS {
+            return Err(ConfigError(format!("drain_delay_ms must be at most {MAX_DRAIN_DELAY_MS} (an hour)")));
         }
         if self.header_read_timeout_ms == 0 || self.body_read_timeout_ms == 0 {
             return Err(ConfigError("header_read_timeout_ms and body_read_timeout_ms must be at least 1".to_owned()));

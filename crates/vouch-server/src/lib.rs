@@ -669,7 +669,10 @@ async fn method_not_allowed(State(g): State<Arc<Gateway>>) -> Response {
 }
 
 /// Serve until `shutdown` resolves, then stop taking connections and drain
-/// the requests in flight (`/readyz` says draining meanwhile).
+/// the requests in flight (`/readyz` says draining meanwhile). With a
+/// `drain_delay_ms`, connections are still taken that long after
+/// `shutdown`, `/readyz` answering 503, so a load balancer sees the gateway
+/// leave before its listener closes.
 ///
 /// # Errors
 /// The listener fails.
@@ -688,7 +691,16 @@ pub async fn serve(
     http.timer(TokioTimer::new()).header_read_timeout(Duration::from_millis(gateway.config.header_read_timeout_ms));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    let delay = Duration::from_millis(gateway.config.drain_delay_ms);
+    // Unset until `shutdown`; then when the listener closes.
+    let mut closing: Option<tokio::time::Instant> = None;
     loop {
+        let until_close = async {
+            match closing {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         let tcp = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _)) => tcp,
@@ -699,7 +711,16 @@ pub async fn serve(
                     continue;
                 }
             },
-            () = &mut shutdown => break,
+            () = &mut shutdown, if closing.is_none() => {
+                if delay.is_zero() {
+                    break;
+                }
+                gateway.set_draining();
+                tracing::info!(drain_delay_ms = gateway.config.drain_delay_ms, "shutting down: /readyz answers 503, still taking connections for the drain delay");
+                closing = Some(tokio::time::Instant::now() + delay);
+                continue;
+            }
+            () = until_close => break,
         };
         // A stream's events are small writes: Nagle's algorithm would hold one
         // back until the client acknowledged the one before.

@@ -676,6 +676,39 @@ async fn per_request_headers_only_tighten_the_limits() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_delay_keeps_taking_connections_with_readyz_503_then_closes() {
+    let mut c = config(&refused_url());
+    c.drain_delay_ms = 1500;
+    let r = start(c, vec![]);
+    let url = r.url.clone();
+    let addr = url.trim_start_matches("http://").to_owned();
+    // A new connection for every request, as a load balancer's probe makes.
+    let fresh = || reqwest::Client::builder().no_proxy().pool_max_idle_per_host(0).build().unwrap();
+    assert_eq!(fresh().get(format!("{url}/readyz")).send().await.unwrap().status(), 200);
+    let stopped = Instant::now();
+    r.shut_down();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ready = fresh().get(format!("{url}/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 503, "draining, still answering");
+    let check = fresh().post(format!("{url}/v1/check")).json(&json!({"contract": "plate", "reply": "{}"})).send().await;
+    assert_eq!(check.unwrap().status(), 200, "a request on a new connection is still served");
+    // Then the listener closes.
+    let closed = loop {
+        if tokio::net::TcpStream::connect(&addr).await.is_err() {
+            break stopped.elapsed();
+        }
+        assert!(stopped.elapsed() < Duration::from_secs(10), "still listening");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(closed >= Duration::from_millis(1400), "closed after {closed:?}, before the delay");
+
+    let mut c = config(&refused_url());
+    c.drain_delay_ms = 3_600_001;
+    assert!(vouch_server::Gateway::new(c, None, vec![])
+        .is_err_and(|e| e.to_string().contains("drain_delay_ms must be at most")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_budget_caps_the_completion_the_client_asked_for() {
     let fake = Fake::start(vec![Step::reply("{}"), Step::reply("{}")]);
     let r = start(config(&fake.base_url), vec![]);

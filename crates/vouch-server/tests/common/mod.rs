@@ -57,3 +57,10 @@ pub fn start_keyed(config: ServerConfig, key: Option<String>, tokens: Vec<String
     });
     Running { url, gateway, _stop: stop }
 }
+
+impl Running {
+    /// As SIGTERM: the gateway's `shutdown` resolves.
+    pub fn shut_down(self) {
+        let _ = self._stop.send(());
+    }
+}
