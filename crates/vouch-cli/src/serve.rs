@@ -50,6 +50,10 @@ pub struct Args {
     /// The largest request body in bytes (413 beyond).
     #[arg(long, env = "VOUCH_MAX_BODY_BYTES", value_name = "BYTES")]
     max_body_bytes: Option<usize>,
+    /// After SIGTERM, keep taking connections this long (ms), /readyz answering 503,
+    /// before the listener closes: the time a load balancer needs to see it.
+    #[arg(long, env = "VOUCH_DRAIN_DELAY_MS", value_name = "MS")]
+    drain_delay_ms: Option<u64>,
     /// Where jobs (POST /v1/jobs) are kept: a file (embedded SQLite),
     /// redis://HOST:PORT (shared by replicas), or off. Default: a file under
     /// $XDG_STATE_HOME/vouch (else ~/.local/state/vouch) named for the port.
@@ -100,6 +104,9 @@ fn configure(args: &Args) -> Result<ServerConfig, String> {
     }
     if let Some(v) = args.max_concurrency {
         config.max_concurrency = v;
+    }
+    if let Some(v) = args.drain_delay_ms {
+        config.drain_delay_ms = v;
     }
     if let Some(v) = args.max_body_bytes {
         config.max_body_bytes = v;

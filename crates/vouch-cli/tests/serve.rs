@@ -96,6 +96,24 @@ fn sigterm_drains_the_requests_in_flight_and_sighup_reloads_the_contracts() {
 }
 
 #[test]
+fn with_a_drain_delay_sigterm_first_says_not_ready_while_still_serving() {
+    let dir = scratch("serve-drain-delay");
+    let config = "listen = \"127.0.0.1:0\"\ncontracts = \"examples/contracts\"\n";
+    let mut served = serve_config(&dir, "vouch", config, &[("VOUCH_DRAIN_DELAY_MS", "1500")]);
+    assert_eq!(http(&served.addr, "GET", "/readyz", None).0, 200);
+    let stopped = Instant::now();
+    served.signal("-TERM");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(http(&served.addr, "GET", "/readyz", None).0, 503);
+    let (status, body) = http(&served.addr, "POST", "/v1/check", Some(&json!({"contract": "plate", "reply": "{}"})));
+    assert_eq!(status, 200, "{body}");
+    let exit = served.child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    assert!(stopped.elapsed() >= Duration::from_millis(1400), "exited after {:?}", stopped.elapsed());
+    assert!(TcpStream::connect(&served.addr).is_err());
+}
+
+#[test]
 fn a_configuration_that_cannot_be_used_is_refused_at_start() {
     let dir = scratch("serve-bad-config");
     for (config, says) in [
