@@ -174,6 +174,24 @@ def test_each_unsaid_kind_alone() -> None:
         assert (mistake["keyword"], mistake["location"]) == (keyword, where), what
 
 
+def test_a_config_that_changes_every_string_is_refused_at_its_model() -> None:
+    class Inner(BaseModel):
+        model_config = ConfigDict(str_strip_whitespace=True, str_to_lower=True)
+        name: str = Field(min_length=1)
+
+    class Outer(BaseModel):
+        inner: Inner
+
+    with pytest.raises(vouch.ContractError) as e:
+        vouch.Contract.from_pydantic(Outer)
+    assert [(m["keyword"], m["location"]) for m in e.value.mistakes] == [("overwrite", "/inner")]
+    assert "str_strip_whitespace=True, str_to_lower=True" in str(e.value)
+    # The fail-open it stops: the schema alone takes " ", which the model strips to "" and refuses.
+    assert vouch.Contract(Outer.model_json_schema()).check('{"inner": {"name": " "}}').accepted
+    with pytest.raises(ValidationError):
+        Outer.model_validate_json('{"inner": {"name": " "}}', strict=True)
+
+
 # Pydantic's own types, each the type of one field `v`.
 TYPES: Dict[str, Any] = {
     "HttpUrl": HttpUrl,

@@ -170,7 +170,18 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                     "JSON Schema says format uri alone, so javascript:alert(1) would pass; "
                     "use AnyUrl with a Field(pattern=…) that says the scheme",
                 )
-        elif kind == "str":
+        elif kind in ("model", "dataclass", "typed-dict") and isinstance(node.get("config"), dict):
+            config = node["config"]
+            changes = [k for k in ("str_strip_whitespace", "str_to_lower", "str_to_upper") if config.get(k)]
+            if changes:
+                add(
+                    "overwrite",
+                    path,
+                    f"ConfigDict({', '.join(f'{k}=True' for k in changes)}) changes every string Pydantic hands over "
+                    "(and what lengths and patterns are checked on), which JSON Schema cannot say",
+                    "declare a vouch repair (x-vouch: trim) in json_schema_extra instead: it is logged",
+                )
+        if kind == "str":
             changes = [k for k in ("strip_whitespace", "to_lower", "to_upper") if node.get(k)]
             if changes:
                 add(
