@@ -10,7 +10,7 @@ import decimal
 import ipaddress
 import json
 import uuid
-from typing import Any, Dict, FrozenSet, List, Literal, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Literal, Optional, Set, Tuple, Union
 
 import pytest
 from pydantic import (
@@ -21,6 +21,7 @@ from pydantic import (
     BaseModel,
     ByteSize,
     ConfigDict,
+    Discriminator,
     EmailStr,
     Field,
     FileUrl,
@@ -34,6 +35,7 @@ from pydantic import (
     PositiveInt,
     SecretStr,
     StringConstraints,
+    Tag,
     ValidationError,
     create_model,
     field_validator,
@@ -190,6 +192,31 @@ def test_a_config_that_changes_every_string_is_refused_at_its_model() -> None:
     assert vouch.Contract(Outer.model_json_schema()).check('{"inner": {"name": " "}}').accepted
     with pytest.raises(ValidationError):
         Outer.model_validate_json('{"inner": {"name": " "}}', strict=True)
+
+
+def test_a_discriminator_function_is_refused() -> None:
+    class A(BaseModel):
+        kind: str
+        a: int
+
+    class B(BaseModel):
+        kind: str
+        b: int
+
+    def pick(v: Any) -> str:
+        return "a" if isinstance(v, dict) and v.get("kind") == "x" else "b"
+
+    class M(BaseModel):
+        v: Annotated[Union[Annotated[A, Tag("a")], Annotated[B, Tag("b")]], Discriminator(pick)]
+
+    with pytest.raises(vouch.ContractError) as e:
+        vouch.Contract.from_pydantic(M)
+    assert [(m["keyword"], m["location"]) for m in e.value.mistakes] == [("discriminator", "/v")]
+    # The fail-open it stops: B's shape under A's tag.
+    raw = '{"v": {"kind": "x", "b": 1}}'
+    assert vouch.Contract(M.model_json_schema()).check(raw).accepted
+    with pytest.raises(ValidationError):
+        M.model_validate_json(raw, strict=True)
 
 
 # Pydantic's own types, each the type of one field `v`.

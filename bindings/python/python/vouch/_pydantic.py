@@ -170,6 +170,14 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                     "JSON Schema says format uri alone, so javascript:alert(1) would pass; "
                     "use AnyUrl with a Field(pattern=…) that says the scheme",
                 )
+        elif kind == "tagged-union" and callable(node.get("discriminator")):
+            add(
+                "discriminator",
+                path,
+                f"the discriminator function {_describe(node.get('discriminator'))} (which branch a value must match) "
+                f"{unsaid_by_schema}, so a value matching another branch would pass",
+                "discriminate on a field (Field(discriminator='kind')) with a Literal in each branch",
+            )
         elif kind in ("model", "dataclass", "typed-dict") and isinstance(node.get("config"), dict):
             config = node["config"]
             changes = [k for k in ("str_strip_whitespace", "str_to_lower", "str_to_upper") if config.get(k)]
