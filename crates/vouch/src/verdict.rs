@@ -278,6 +278,47 @@ pub enum Brief {
     Verdict(Verdict),
 }
 
+impl Brief {
+    /// Append the verdict this says of `reply` (the text it was said of) as
+    /// `vouch check --json`'s object, byte for byte as
+    /// [`Verdict::write_json`] writes [`Contract::check_str`](crate::Contract::check_str)'s
+    /// verdict: for [`Brief::PassedAsSent`] straight from `reply`, with no
+    /// verdict built. `false`, and nothing written, for [`Brief::Refused`]
+    /// (its problems were never written).
+    ///
+    /// ```
+    /// use vouch::{Brief, Refusals};
+    /// let contract = vouch::Contract::from_json_str(r#"{"type": "object"}"#)?;
+    /// let reply = "{\"a\": [1, 2]}\n";
+    /// let mut out = Vec::new();
+    /// assert!(contract.check_str_briefly(reply, Refusals::Reported).write_json(reply, &mut out));
+    /// let mut full = Vec::new();
+    /// contract.check_str(reply).write_json(&mut full);
+    /// assert_eq!(out, full);
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    pub fn write_json(&self, reply: &str, out: &mut Vec<u8>) -> bool {
+        match self {
+            Self::PassedAsSent => {
+                let start = out.len();
+                out.extend_from_slice(br#"{"outcome":"accepted","pass":true,"value":"#);
+                if write_compact(reply.trim_matches(is_json_ws), out).is_err() {
+                    // As `Verdict::write_json`: nothing rather than a part (a vouched text always writes).
+                    out.truncate(start);
+                    return true;
+                }
+                out.extend_from_slice(br#","repairs":[],"findings":[],"problems":[]}"#);
+                true
+            }
+            Self::Refused => false,
+            Self::Verdict(v) => {
+                v.write_json(out);
+                true
+            }
+        }
+    }
+}
+
 /// Whether [`Contract::check_str_briefly`](crate::Contract::check_str_briefly)
 /// writes a refusal's problems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -431,7 +472,8 @@ fn write_compact(json: &str, out: &mut Vec<u8>) -> std::io::Result<()> {
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
         match b {
-            b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            // An indentation is counted eight spaces at a time.
+            b' ' | b'\t' | b'\n' | b'\r' => at = crate::read::parser::skip_ws(bytes, at),
             b'"' => {
                 let run = plain_run_end(bytes, at + 1);
                 if bytes.get(run) == Some(&b'"') {

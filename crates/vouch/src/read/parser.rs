@@ -117,6 +117,15 @@ pub(crate) fn read_value(
     Ok((value, end))
 }
 
+/// The string at the start of `text` (its opening quote at 0): its content
+/// and the offset just past its closing quote.
+pub(crate) fn read_string(text: &str) -> Result<(Cow<'_, str>, usize), ReadError> {
+    let mut p =
+        Parser { bytes: text.as_bytes(), text, pos: 0, max_depth: 0, stack: Vec::new(), integers: Integers::Document };
+    let content = p.string_cow()?;
+    Ok((content, p.pos))
+}
+
 /// An integer of up to 18 digits, summed directly (no overflow possible).
 #[inline]
 pub(crate) fn small_integer(text: &str) -> Option<i64> {

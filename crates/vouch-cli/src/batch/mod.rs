@@ -33,9 +33,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
-use vouch::{Contract, Verdict};
+use vouch::{Brief, Contract, Refusals, Verdict};
 
 use crate::load::{self, EXIT_USAGE};
+use line::{plain_line, Plain, PlainFieldList};
+
+mod line;
 
 /// Lines per chunk, and bytes per chunk: whichever comes first.
 const CHUNK_LINES: usize = 16384;
@@ -162,8 +165,26 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::
 
 /// What one line came to.
 enum Outcome<'a> {
-    Verdict { carried: Carried<'a>, verdict: Verdict },
+    Verdict { carried: Carried<'a>, verdict: Checked<'a> },
     Broken(String),
+}
+
+/// A reply's verdict, held as little as its output line needs.
+enum Checked<'a> {
+    /// Accepted as sent, with no repair and no finding: its verdict is
+    /// written from the reply itself ([`Brief::write_json`]), none built.
+    PassedAsSent(Cow<'a, str>),
+    Verdict(Verdict),
+}
+
+/// Check one reply as `vouch check` does (every refusal reported).
+fn check<'a>(contract: &Contract, reply: Cow<'a, str>) -> Checked<'a> {
+    match contract.check_str_briefly(&reply, Refusals::Reported) {
+        Brief::PassedAsSent => Checked::PassedAsSent(reply),
+        Brief::Verdict(verdict) => Checked::Verdict(verdict),
+        // Not said where refusals are reported; were it, the whole verdict.
+        Brief::Refused => Checked::Verdict(contract.check_str(&reply)),
+    }
 }
 
 /// The fields of an input line carried into its output line, in order.
@@ -172,18 +193,6 @@ enum Carried<'a> {
     Read(Map<String, Value>),
     /// Strings, integers, booleans and nulls, borrowed from the line where unescaped.
     Plain(PlainFieldList<'a>),
-}
-
-/// Fields kept as read, in order.
-type PlainFieldList<'a> = Vec<(Cow<'a, str>, Plain<'a>)>;
-
-/// A scalar field of an input line, as [`Carried::Plain`] keeps it.
-enum Plain<'a> {
-    Str(Cow<'a, str>),
-    Unsigned(u64),
-    Signed(i64),
-    Bool(bool),
-    Null,
 }
 
 #[derive(Default)]
@@ -209,10 +218,13 @@ impl Tally {
     fn of(outcome: &Outcome<'_>) -> Tally {
         match outcome {
             Outcome::Broken(_) => Tally::Broken,
-            Outcome::Verdict { verdict: Verdict::Accepted(a), .. } => {
+            Outcome::Verdict { verdict: Checked::PassedAsSent(_), .. } => {
+                Tally::Accepted { repaired: false, findings: false }
+            }
+            Outcome::Verdict { verdict: Checked::Verdict(Verdict::Accepted(a)), .. } => {
                 Tally::Accepted { repaired: !a.repairs.is_empty(), findings: !a.findings.is_empty() }
             }
-            Outcome::Verdict { verdict: Verdict::Refused(r), .. } => {
+            Outcome::Verdict { verdict: Checked::Verdict(Verdict::Refused(r)), .. } => {
                 let mut codes: Vec<&'static str> = r.problems.iter().map(|p| p.code.as_str()).collect();
                 codes.sort_unstable();
                 codes.dedup();
@@ -334,7 +346,7 @@ fn judge<'a>(contract: &Contract, field: &str, line: &Line, raw: &'a [u8]) -> Ou
         }
     };
     if let Some((carried, reply)) = plain_line(text, field) {
-        return Outcome::Verdict { carried: Carried::Plain(carried), verdict: contract.check_str(&reply) };
+        return Outcome::Verdict { carried: Carried::Plain(carried), verdict: check(contract, reply) };
     }
     read_line_json(contract, field, line.number, text)
 }
@@ -349,108 +361,15 @@ fn read_line_json<'a>(contract: &Contract, field: &str, number: usize, text: &st
     };
     let carried = |fields| Carried::Read(fields);
     match parsed {
-        Value::String(raw) => Outcome::Verdict { carried: carried(Map::new()), verdict: contract.check_str(&raw) },
+        Value::String(raw) => Outcome::Verdict { carried: carried(Map::new()), verdict: check(contract, raw.into()) },
         Value::Object(mut fields) => match fields.shift_remove(field) {
             Some(Value::String(raw)) => {
-                Outcome::Verdict { carried: carried(fields), verdict: contract.check_str(&raw) }
+                Outcome::Verdict { carried: carried(fields), verdict: check(contract, raw.into()) }
             }
             Some(_) => Outcome::Broken(format!("line {number}: the field {field:?} is not a string")),
             None => Outcome::Broken(format!("line {number}: no field {field:?}")),
         },
         _ => Outcome::Broken(format!("line {number}: neither a JSON string nor an object")),
-    }
-}
-
-/// Most fields a line read by [`plain_line`] may have.
-const PLAIN_FIELDS: usize = 32;
-
-/// The common line, read without building a tree: a JSON string, or an
-/// object of at most [`PLAIN_FIELDS`] distinct keys whose values are
-/// strings, integers, booleans or nulls, with `field` a string among them.
-/// Its fields (but `field`) and the reply, borrowed where unescaped. `None`
-/// for any other line, which [`read_line_json`] then reads: this reader
-/// only ever takes a line the core's reader reads to the same fields (the
-/// test `plain_lines_read_as_the_core_reads_them`), and words no error.
-fn plain_line<'a>(text: &'a str, field: &str) -> Option<(PlainFieldList<'a>, Cow<'a, str>)> {
-    let first = text.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
-    if first == b'"' {
-        let reply: Plain<'a> = serde_json::from_str(text).ok()?;
-        return match reply {
-            Plain::Str(reply) => Some((Vec::new(), reply)),
-            _ => None,
-        };
-    }
-    let PlainFields(mut fields) = serde_json::from_str(text).ok()?;
-    for (i, (key, _)) in fields.iter().enumerate() {
-        if fields.get(..i)?.iter().any(|(k, _)| k == key) {
-            return None;
-        }
-    }
-    let at = fields.iter().position(|(k, _)| k == field)?;
-    match fields.remove(at) {
-        (_, Plain::Str(reply)) => Some((fields, reply)),
-        _ => None,
-    }
-}
-
-/// An object's fields as [`plain_line`] reads them (an error for anything else).
-struct PlainFields<'a>(PlainFieldList<'a>);
-
-impl<'de> serde::Deserialize<'de> for PlainFields<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = PlainFields<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut fields = Vec::new();
-                while let Some(key) = map.next_key::<Plain<'de>>()? {
-                    let Plain::Str(key) = key else { return Err(serde::de::Error::custom("a key")) };
-                    if fields.len() == PLAIN_FIELDS {
-                        return Err(serde::de::Error::custom("too many fields"));
-                    }
-                    fields.push((key, map.next_value()?));
-                }
-                Ok(PlainFields(fields))
-            }
-        }
-        deserializer.deserialize_map(Fields)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Plain<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Scalar;
-        impl<'de> serde::de::Visitor<'de> for Scalar {
-            type Value = Plain<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string, an integer, a boolean or null")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Plain::Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Plain::Str(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Plain::Str(Cow::Owned(v)))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(Plain::Unsigned(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(Plain::Signed(v))
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-                Ok(Plain::Bool(v))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Plain::Null)
-            }
-        }
-        deserializer.deserialize_any(Scalar)
     }
 }
 
@@ -471,7 +390,12 @@ fn write_output_line(number: usize, outcome: &Outcome<'_>, out: &mut Vec<u8>) {
                 out.push(b':');
                 match key {
                     "line" => out.extend_from_slice(itoa::Buffer::new().format(number).as_bytes()),
-                    "verdict" => verdict.write_json(out),
+                    "verdict" => match verdict {
+                        Checked::PassedAsSent(reply) => {
+                            Brief::PassedAsSent.write_json(reply, out);
+                        }
+                        Checked::Verdict(verdict) => verdict.write_json(out),
+                    },
                     _ => write(out),
                 }
             };
@@ -742,7 +666,7 @@ mod tests {
     /// and by the core's reader.
     fn both_ways(contract: &Contract, text: &str) -> (Option<Vec<u8>>, Vec<u8>) {
         let fast = plain_line(text, "raw").map(|(carried, reply)| {
-            let outcome = Outcome::Verdict { carried: Carried::Plain(carried), verdict: contract.check_str(&reply) };
+            let outcome = Outcome::Verdict { carried: Carried::Plain(carried), verdict: check(contract, reply) };
             let mut out = Vec::new();
             write_output_line(7, &outcome, &mut out);
             out
@@ -836,5 +760,66 @@ mod tests {
             lines.len()
         );
         assert!(taken >= 10, "{taken}");
+    }
+
+    /// Replies of every kind of character, written into lines with every
+    /// kind of escape (and some broken ones): `plain_line` reads each line
+    /// it takes as the core's reader does, and takes every well-formed one.
+    #[test]
+    fn escaped_replies_read_as_the_core_reads_them() {
+        let contract = Contract::from_json_str(r#"{"type": "object"}"#).unwrap();
+        let palette = [
+            'a', ' ', '"', '\\', '/', '\n', '\r', '\t', '\u{8}', '\u{c}', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€',
+            '\u{2028}', '😀', '{', '}', ':', ',',
+        ];
+        // A small linear congruential generator: the same lines on every run.
+        let mut seed: u64 = 0x5eed;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        let (mut lines, mut well_formed) = (0, 0);
+        for _ in 0..3000 {
+            let len = next(24);
+            let content: String = (0..len).map(|_| palette[next(palette.len())]).collect();
+            // serde_json's escapes, then some characters as `\u` escapes (astral ones as a
+            // surrogate pair), then now and then a broken escape or a lone surrogate.
+            let mut quoted = String::from("\"");
+            for c in content.chars() {
+                match next(4) {
+                    0 => {
+                        let mut units = [0u16; 2];
+                        for unit in c.encode_utf16(&mut units) {
+                            quoted.push_str(&format!("\\u{unit:04x}"));
+                        }
+                    }
+                    _ => {
+                        let written = serde_json::to_string(&c.to_string()).unwrap();
+                        quoted.push_str(&written[1..written.len() - 1]);
+                    }
+                }
+            }
+            let broken = match next(10) {
+                0 => Some(["\\ud800", "\\udc00x", "\\x", "\\u12", "\u{1}", "\\"][next(6)]),
+                _ => None,
+            };
+            if let Some(b) = broken {
+                quoted.push_str(b);
+            }
+            quoted.push('"');
+            for text in [format!(r#"{{"id": {len}, "raw": {quoted}, "note": {quoted}}}"#), quoted.clone()] {
+                lines += 1;
+                let (fast, read) = both_ways(&contract, &text);
+                match fast {
+                    Some(fast) => {
+                        well_formed += 1;
+                        assert!(broken.is_none(), "taken with a broken escape: {text}");
+                        assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&read), "{text}");
+                    }
+                    None => assert!(broken.is_some(), "a well-formed line not taken: {text:?}"),
+                }
+            }
+        }
+        assert!(well_formed > lines / 2, "{well_formed} of {lines}");
     }
 }
