@@ -56,6 +56,13 @@ fn three_readings_agree(c: &Contract, raw: &[u8]) -> usize {
     fast.clear();
     verdict.write_json(&mut fast);
     assert_eq!(String::from_utf8_lossy(&fast), written, "write_json with the tree: {:?}", String::from_utf8_lossy(raw));
+    // And by a brief's `write_json`, from the reply itself where it passed as sent.
+    if let Ok(text) = std::str::from_utf8(raw) {
+        fast.clear();
+        let brief = c.check_str_briefly(text, vouch::Refusals::Reported);
+        assert!(brief.write_json(text, &mut fast), "a reported brief wrote nothing");
+        assert_eq!(String::from_utf8_lossy(&fast), written, "Brief::write_json ({brief:?}): {text:?}");
+    }
     // The one-walk path of `check_as` takes only what the check accepts as
     // sent, as the same value (the fail-closed oracle: `check`).
     let walked = c.__check_as_in_one_walk::<Value>(raw);
