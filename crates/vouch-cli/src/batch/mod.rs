@@ -433,6 +433,13 @@ fn write_output_line(number: usize, outcome: &Outcome<'_>, out: &mut Vec<u8>) {
 
 /// A string as JSON (serde_json's escaping, which vouch's writer shares).
 fn write_str(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        // Nothing to escape (most keys and carried values): as serde_json writes it.
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return;
+    }
     // Writing into a Vec cannot fail.
     let _ = serde_json::to_writer(&mut *out, s);
 }

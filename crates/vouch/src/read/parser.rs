@@ -122,7 +122,9 @@ pub(crate) fn read_value(
 pub(crate) fn read_string(text: &str) -> Result<(Cow<'_, str>, usize), ReadError> {
     let mut p =
         Parser { bytes: text.as_bytes(), text, pos: 0, max_depth: 0, stack: Vec::new(), integers: Integers::Document };
-    let content = p.string_cow()?;
+    // A string read on its own is mostly a whole document quoted (a batch
+    // line's reply): room for the rest of the text, never grown.
+    let content = p.string_cow_sized(|_| text.len())?;
     Ok((content, p.pos))
 }
 
@@ -645,6 +647,13 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn string_cow(&mut self) -> Result<Cow<'a, str>, ReadError> {
+        self.string_cow_sized(|first_run| 2 * first_run + 16)
+    }
+
+    /// [`Self::string_cow`], the content of a string with an escape first
+    /// given the room `capacity` says for the length of its first run.
+    #[inline]
+    fn string_cow_sized(&mut self, capacity: impl Fn(usize) -> usize) -> Result<Cow<'a, str>, ReadError> {
         self.pos += 1;
         let run_start = self.pos;
         self.pos = plain_run_end(self.bytes, self.pos);
@@ -658,7 +667,7 @@ impl<'a> Parser<'a> {
         // so the one-letter escapes are taken on the spot. The runs between
         // escapes end at an ASCII byte, so each is a `&str` of the text as it
         // stands: the content is built as UTF-8 without checking it again.
-        let mut out = String::with_capacity(2 * (self.pos - run_start) + 16);
+        let mut out = String::with_capacity(capacity(self.pos - run_start));
         out.push_str(self.run(run_start)?);
         loop {
             match self.peek() {
