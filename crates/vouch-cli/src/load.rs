@@ -15,6 +15,15 @@ pub fn contract(path: &Path) -> Result<Contract, String> {
     contract_or_errors(path).map_err(|(message, _)| message)
 }
 
+/// [`contract`] for a command that stops at a contract it cannot use: why
+/// is printed (`vouch: …`), and the exit code is [`EXIT_USAGE`].
+pub fn contract_or_exit(path: &Path) -> Result<Contract, u8> {
+    contract(path).map_err(|e| {
+        eprintln!("vouch: {e}");
+        EXIT_USAGE
+    })
+}
+
 /// [`contract`], keeping the compile errors for a caller that prints them
 /// as JSON (`None`: the file could not be read).
 pub fn contract_or_errors(path: &Path) -> Result<Contract, (String, Option<Box<vouch::CompileError>>)> {

@@ -28,12 +28,9 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> u8 {
-    let contract = match load::contract(&args.contract) {
+    let contract = match load::contract_or_exit(&args.contract) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("vouch: {e}");
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     if args.prompt {
         out!("{}", contract.prompt());

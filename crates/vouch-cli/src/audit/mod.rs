@@ -107,12 +107,9 @@ fn base_reply(args: &Args, contract: &Contract) -> Result<Option<Value>, String>
 }
 
 pub fn run(args: &Args) -> u8 {
-    let contract = match load::contract(&args.contract) {
+    let contract = match load::contract_or_exit(&args.contract) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("vouch: {e}");
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     let base = match base_reply(args, &contract) {
         Ok(b) => b,

@@ -547,12 +547,9 @@ fn progress(args: &Args, total: Option<u64>) -> Option<indicatif::ProgressBar> {
 }
 
 pub fn run(args: &Args) -> u8 {
-    let contract = match load::contract(&args.contract) {
+    let contract = match load::contract_or_exit(&args.contract) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("vouch: {e}");
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     let (input, total): (Box<dyn Read + Send>, Option<u64>) = match args.input.as_deref() {
         None => (Box::new(io::stdin()), None),
