@@ -287,7 +287,7 @@ impl Brief {
     /// (its problems were never written).
     ///
     /// ```
-    /// use vouch::{Brief, Refusals};
+    /// use vouch::Refusals;
     /// let contract = vouch::Contract::from_json_str(r#"{"type": "object"}"#)?;
     /// let reply = "{\"a\": [1, 2]}\n";
     /// let mut out = Vec::new();
