@@ -301,13 +301,10 @@ impl Brief {
         match self {
             Self::PassedAsSent => {
                 let start = out.len();
-                out.extend_from_slice(br#"{"outcome":"accepted","pass":true,"value":"#);
-                if write_compact(reply.trim_matches(is_json_ws), out).is_err() {
+                if write_accepted(reply.trim_matches(is_json_ws), &[], &[], out).is_err() {
                     // As `Verdict::write_json`: nothing rather than a part (a vouched text always writes).
                     out.truncate(start);
-                    return true;
                 }
-                out.extend_from_slice(br#","repairs":[],"findings":[],"problems":[]}"#);
                 true
             }
             Self::Refused => false,
@@ -438,7 +435,7 @@ impl Verdict {
         let start = out.len();
         let written = match self {
             Self::Accepted(a @ Accepted { body: Body::Text { json, value, .. }, .. }) if value.get().is_none() => {
-                write_accepted(a, json, out)
+                write_accepted(json, &a.repairs, &a.findings, out)
             }
             _ => crate::write::write_into(&mut *out, self),
         };
@@ -449,16 +446,17 @@ impl Verdict {
     }
 }
 
-/// An accepted verdict held as text, written by [`Verdict::write_json`].
-fn write_accepted(accepted: &Accepted, json: &str, out: &mut Vec<u8>) -> std::io::Result<()> {
+/// An accepted verdict held as text (its repairs and findings), written by
+/// [`Verdict::write_json`] and [`Brief::write_json`].
+fn write_accepted(json: &str, repairs: &[Repair], findings: &[Finding], out: &mut Vec<u8>) -> std::io::Result<()> {
     out.extend_from_slice(br#"{"outcome":"accepted","pass":"#);
-    out.extend_from_slice(if accepted.findings.is_empty() { b"true" } else { b"false" });
+    out.extend_from_slice(if findings.is_empty() { b"true" } else { b"false" });
     out.extend_from_slice(br#","value":"#);
     write_compact(json, out)?;
     out.extend_from_slice(br#","repairs":"#);
-    crate::write::write_into(&mut *out, &accepted.repairs)?;
+    crate::write::write_into(&mut *out, repairs)?;
     out.extend_from_slice(br#","findings":"#);
-    crate::write::write_into(&mut *out, &accepted.findings)?;
+    crate::write::write_into(&mut *out, findings)?;
     out.extend_from_slice(br#","problems":[]}"#);
     Ok(())
 }
