@@ -36,6 +36,8 @@ enum Raw {
     Utf8(text::Utf8),
     /// A `str`'s UTF-8 copied (CPython 3.9).
     Str(PyBackedStr),
+    /// A `str` that is not all ASCII, as UTF-8 of vouch's making (see `text::transcoded`).
+    Owned(String),
     Bytes(PyBackedBytes),
 }
 
@@ -45,6 +47,7 @@ impl Raw {
         match self {
             Raw::Utf8(s) => Some(s.as_str()),
             Raw::Str(s) => Some(s),
+            Raw::Owned(s) => Some(s),
             Raw::Bytes(_) => None,
         }
     }
@@ -55,6 +58,7 @@ impl AsRef<[u8]> for Raw {
         match self {
             Raw::Utf8(s) => s.as_str().as_bytes(),
             Raw::Str(s) => s.as_bytes(),
+            Raw::Owned(s) => s.as_bytes(),
             Raw::Bytes(b) => b.as_ref(),
         }
     }
@@ -96,6 +100,12 @@ fn checked(py: Python<'_>, r: &Raw, contract: &vouch::Contract) -> vouch::Verdic
 
 fn raw(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
     if let Ok(s) = obj.cast::<PyString>() {
+        if !text::is_ascii(s)? {
+            return match text::transcoded(s)? {
+                Some(owned) => Ok(Raw::Owned(owned)),
+                None => Err(text::encode_error(s)),
+            };
+        }
         if let Some(in_place) = text::Utf8::of(s)? {
             return Ok(Raw::Utf8(in_place));
         }

@@ -61,6 +61,35 @@ def test_replies_of_every_width_and_str_subclasses_read_as_their_text() -> None:
     assert [contract.check(r, value=True).value for r in raws[:3]] == [{"s": "abc"}, {"s": "é€x"}, {"s": "😀😀😀"}]
 
 
+
+def test_a_str_that_is_not_ascii_reads_as_its_utf8_bytes() -> None:
+    # A str that is not all ASCII is encoded by vouch from its code points,
+    # sixteen at a time where they are ASCII (not by CPython): each is read as
+    # the same text as its own UTF-8 bytes. One character of each width at
+    # every place of a 40-character reply (inside a sixteen, at its edges,
+    # in the tail), keys and values, and text of every length around sixteen.
+    contract = vouch.Contract({"type": "object", "properties": {"s": {"type": "string", "maxLength": 30}}})
+    raws: List[str] = []
+    for wide in ["é", "€", "≥", "😀", "\u0080", "\u07ff", "\u0800", "\uffff", "\U0010ffff", "\x7f"]:
+        for at in range(30):
+            text = "".join(wide if i == at else chr(0x61 + i % 26) for i in range(30))
+            raws.append('{"s": "%s"}' % text)
+            raws.append('{"%s": 1}' % text)
+        for n in range(1, 40):
+            raws.append('{"s": "%s"}' % (wide * n))
+    for raw in raws:
+        by_str, by_bytes = contract.check(raw), contract.check(raw.encode())
+        assert by_str.to_json() == by_bytes.to_json(), raw
+        assert contract.check(raw, value=True).value == by_bytes.value, raw
+    assert [v.to_json() for v in contract.check_many(raws)] == [contract.check(r.encode()).to_json() for r in raws]
+    # A lone surrogate anywhere, in a run of ASCII or beside another wide character.
+    for lone in ["\ud800", "\udfff"]:
+        for at in [0, 7, 15, 16, 17, 31, 40]:
+            raw = '{"s": "%s"}' % "".join(lone if i == at else ("é" if i == 3 else "a") for i in range(41))
+            for check in (contract.check, lambda r: contract.check(r, value=True), lambda r: contract.check_many([r])):
+                with pytest.raises(UnicodeEncodeError):
+                    check(raw)
+
 @pytest.mark.parametrize(
     "raw,code",
     [
