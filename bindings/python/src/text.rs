@@ -67,10 +67,13 @@ impl Utf8 {
     }
 }
 
-/// Whether a `str` is all ASCII (`str.isascii`: a flag CPython keeps, read
-/// in O(1)). An ASCII `str` is its own UTF-8 ([`Utf8::of`] reads it in
-/// place); any other is better read by [`transcoded`].
-pub fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
+/// Whether vouch encodes `s` itself ([`transcoded`]): a
+/// `str` that is not all ASCII (`str.isascii`, a flag CPython keeps, read
+/// in O(1)) and of at most [`MAX_TRANSCODED`] code points. An ASCII `str` is
+/// its own UTF-8, read in place ([`Utf8::of`]), and a longer one is left to
+/// CPython, so no copy is ever larger than 4 MB (a longer reply is refused
+/// as too large anyway, and CPython's UTF-8 gives its exact size).
+pub fn transcodable(s: &Bound<'_, PyString>) -> PyResult<bool> {
     // The unbound method, called with the str: no bound method made a call.
     static IS_ASCII: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
     let py = s.py();
@@ -81,7 +84,20 @@ pub fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
     let answer = unsafe { ffi::PyObject_CallFunctionObjArgs(method.as_ptr(), s.as_ptr(), end) };
     // SAFETY: a new reference or NULL (an exception set), owned from here.
     let answer = unsafe { Bound::from_owned_ptr_or_err(py, answer) }?;
-    Ok(answer.is(&*pyo3::types::PyBool::new(py, true)))
+    if answer.is(&*pyo3::types::PyBool::new(py, true)) {
+        return Ok(false);
+    }
+    Ok(code_point_count(s)? <= MAX_TRANSCODED)
+}
+
+/// The most code points vouch encodes itself (4 MB of them copied out).
+pub const MAX_TRANSCODED: usize = 1 << 20;
+
+/// `s`'s length in code points.
+fn code_point_count(s: &Bound<'_, PyString>) -> PyResult<usize> {
+    // SAFETY: a live `str` and the GIL held (the `Bound`).
+    let len = unsafe { ffi::PyUnicode_GetLength(s.as_ptr()) };
+    usize::try_from(len).map_err(|_| PyErr::fetch(s.py()))
 }
 
 /// A `str`'s code points, copied out by `PyUnicode_AsUCS4` (a widening
@@ -98,18 +114,18 @@ pub fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
 /// core, `check(raw).value` 351 k → 387 k (2026-12-07, one process, the two
 /// taking turns).
 fn read_code_points(s: &Bound<'_, PyString>, points: &mut Vec<u32>) -> PyResult<()> {
-    // SAFETY: a live `str` and the GIL held (the `Bound`).
-    let len = unsafe { ffi::PyUnicode_GetLength(s.as_ptr()) };
-    let Ok(chars) = usize::try_from(len) else { return Err(PyErr::fetch(s.py())) };
-    // Not cleared first: every place is written by the copy, and a kept
-    // buffer is zeroed only where it grows.
-    points.resize(chars, 0);
+    let chars = code_point_count(s)?;
+    let len = ffi::Py_ssize_t::try_from(chars).map_err(|_| PyErr::fetch(s.py()))?;
+    points.clear();
+    points.reserve(chars);
     // SAFETY: `points` has room for `len` code points, the string's length,
     // and no terminating NUL is asked for (0).
     let copied = unsafe { ffi::PyUnicode_AsUCS4(s.as_ptr(), points.as_mut_ptr(), len, 0) };
     if copied.is_null() {
         return Err(PyErr::fetch(s.py()));
     }
+    // SAFETY: the call wrote all `chars` of them.
+    unsafe { points.set_len(chars) };
     Ok(())
 }
 
@@ -120,20 +136,13 @@ pub fn transcoded(s: &Bound<'_, PyString>) -> PyResult<Option<String>> {
     CODE_POINTS.with_borrow_mut(|points| {
         read_code_points(s, points)?;
         let mut text = String::with_capacity(points.len() + points.len() / 4 + 8);
-        let whole = utf8_of(points, &mut text);
-        // A huge reply's buffer is not kept for the thread's life.
-        if points.capacity() > KEEP_CODE_POINTS {
-            *points = Vec::new();
-        }
-        Ok(whole.then_some(text))
+        Ok(utf8_of(points, &mut text).then_some(text))
     })
 }
 
-/// The most code points [`CODE_POINTS`] keeps between replies (4 MB).
-const KEEP_CODE_POINTS: usize = 1 << 20;
-
 thread_local! {
-    /// The code points of the `str` being transcoded (kept: no allocation a reply).
+    /// The code points of the `str` being transcoded (kept: no allocation a
+    /// reply; at most [`MAX_TRANSCODED`]).
     static CODE_POINTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 

@@ -81,7 +81,12 @@ def test_a_str_that_is_not_ascii_reads_as_its_utf8_bytes() -> None:
         by_str, by_bytes = contract.check(raw), contract.check(raw.encode())
         assert by_str.to_json() == by_bytes.to_json(), raw
         assert contract.check(raw, value=True).value == by_bytes.value, raw
+    # Past a million code points CPython encodes (vouch copies out at most 4 MB):
+    # read alike, and one too large for the contract is refused alike.
+    raws += ['{"s": "%s"}' % ("é" * (1 << 20)), '{"s": "%s"}' % ("é" * (3 << 20)), "é" * ((1 << 20) - 1)]
     assert [v.to_json() for v in contract.check_many(raws)] == [contract.check(r.encode()).to_json() for r in raws]
+    assert [contract.check(r).to_json() for r in raws[-3:]] == [contract.check(r.encode()).to_json() for r in raws[-3:]]
+    assert "too_large" in [p.code for p in contract.check(raws[-2]).problems]
     # A lone surrogate anywhere, in a run of ASCII or beside another wide character.
     for lone in ["\ud800", "\udfff"]:
         for at in [0, 7, 15, 16, 17, 31, 40]:
