@@ -30,6 +30,15 @@ def shared_dir() -> Path:
     return shared
 
 
+def is_utf8(raw: bytes) -> bool:
+    """Whether ``raw`` is UTF-8 (then a ``str`` of it reads as the bytes do)."""
+    try:
+        raw.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
 def bench_corpus(out: Path, small: int, large: int = 1) -> Path:
     """The shared bench corpus (``gen.py``: deterministic) written into ``out``:
     ``small.jsonl`` with ``small`` replies and ``large.jsonl`` with ``large``."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Union
 
 import vouch
+from conftest import is_utf8
 
 
 def main() -> None:
@@ -46,7 +47,7 @@ def main() -> None:
         # As the model's text where it is UTF-8; a byte that is not becomes a lone
         # surrogate, which has no UTF-8: str.encode's error, never a verdict.
         escaped = raw.decode("utf-8", "surrogateescape")
-        if _utf8(raw):
+        if is_utf8(raw):
             assert contract.check(escaped).to_json() == text
         else:
             try:
@@ -62,14 +63,6 @@ def main() -> None:
     assert [v.to_json() for v in contract.check_many(many)] == [o["text"] for o in out], "check_many: check's verdicts"
     assert [v.to_json() for v in contract.check_many(texts)] == wants, "check_many on text: the text's UTF-8's verdicts"
     sys.stdout.write(json.dumps([{k: o[k] for k in ("outcome", "passed", "codes")} for o in out]))
-
-
-def _utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
 
 
 if __name__ == "__main__":

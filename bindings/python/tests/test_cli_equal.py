@@ -11,7 +11,7 @@ from typing import Any, Dict
 import pytest
 
 import vouch
-from conftest import ROOT
+from conftest import ROOT, is_utf8
 
 EXAMPLES = ROOT / "examples"
 EXPECT: Dict[str, Dict[str, Any]] = json.loads((EXAMPLES / "replies/expect.json").read_text())
@@ -37,7 +37,7 @@ def test_to_json_equals_the_cli_byte_for_byte(case: str, vouch_bin: Path) -> Non
     verdict = contract.check(raw)
     assert verdict.to_json() == line[:-1]
     # The same verdict whichever way the reply is given, and through check_many.
-    if _utf8(raw):
+    if is_utf8(raw):
         assert contract.check(raw.decode()).to_json() == line[:-1]
     assert [v.to_json() for v in contract.check_many([raw, raw])] == [line[:-1]] * 2
     # The Python view agrees with the JSON one.
@@ -55,11 +55,3 @@ def test_to_json_equals_the_cli_byte_for_byte(case: str, vouch_bin: Path) -> Non
         assert json.loads(verdict.json or "") == shown["value"]
     else:
         assert verdict.json is None and verdict.value is None
-
-
-def _utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
