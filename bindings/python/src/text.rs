@@ -71,8 +71,9 @@ impl Utf8 {
 /// `str` that is not all ASCII (`str.isascii`, a flag CPython keeps, read
 /// in O(1)) and of at most [`MAX_TRANSCODED`] code points. An ASCII `str` is
 /// its own UTF-8, read in place ([`Utf8::of`]), and a longer one is left to
-/// CPython, so no copy is ever larger than 4 MB (a longer reply is refused
-/// as too large anyway, and CPython's UTF-8 gives its exact size).
+/// CPython's UTF-8 as before, so vouch never copies out more than 4 MB of
+/// code points whatever the reply's size (such a reply is rare: past the
+/// default `max_bytes` of 4 MiB it is refused as too large either way).
 pub fn transcodable(s: &Bound<'_, PyString>) -> PyResult<bool> {
     // The unbound method, called with the str: no bound method made a call.
     static IS_ASCII: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
