@@ -36,7 +36,7 @@ enum Raw {
     Utf8(text::Utf8),
     /// A `str`'s UTF-8 copied (CPython 3.9).
     Str(PyBackedStr),
-    /// A `str` that is not all ASCII, as UTF-8 of vouch's making (see `text::transcodable`).
+    /// A `str` that is not all ASCII, as UTF-8 of vouch's making (see `text::transcoded`).
     Owned(String),
     Bytes(PyBackedBytes),
 }
@@ -100,11 +100,10 @@ fn checked(py: Python<'_>, r: &Raw, contract: &vouch::Contract) -> vouch::Verdic
 
 fn raw(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
     if let Ok(s) = obj.cast::<PyString>() {
-        if text::transcodable(s)? {
-            return match text::transcoded(s)? {
-                Some(owned) => Ok(Raw::Owned(owned)),
-                None => Err(text::encode_error(s)),
-            };
+        match text::transcoded(s)? {
+            text::Transcoded::Text(owned) => return Ok(Raw::Owned(owned)),
+            text::Transcoded::LoneSurrogate => return Err(text::encode_error(s)),
+            text::Transcoded::Left => {}
         }
         if let Some(in_place) = text::Utf8::of(s)? {
             return Ok(Raw::Utf8(in_place));

@@ -67,15 +67,22 @@ impl Utf8 {
     }
 }
 
-/// Whether vouch encodes `s` itself ([`transcoded`]): a
-/// `str` that is not all ASCII (`str.isascii`, a flag CPython keeps, read
-/// in O(1)) and of at most [`MAX_TRANSCODED`] code points. An ASCII `str` is
-/// its own UTF-8, read in place ([`Utf8::of`]), and a longer one is left to
-/// CPython's UTF-8 as before, so vouch never copies out more than 4 MB of
-/// code points whatever the reply's size (such a reply is rare: past the
-/// default `max_bytes` of 4 MiB it is refused as too large either way).
-pub fn transcodable(s: &Bound<'_, PyString>) -> PyResult<bool> {
-    // The unbound method, called with the str: no bound method made a call.
+/// How a `str` is read: see [`transcoded`].
+pub enum Transcoded {
+    /// Left to CPython's UTF-8: an ASCII `str` (its own UTF-8, read in
+    /// place by [`Utf8::of`]) or one longer than [`MAX_TRANSCODED`].
+    Left,
+    /// Not all ASCII: its UTF-8, of vouch's making.
+    Text(String),
+    /// It holds a lone surrogate, which has no UTF-8 (the caller raises
+    /// [`encode_error`]).
+    LoneSurrogate,
+}
+
+/// Whether `s` is all ASCII (`str.isascii`, a flag CPython keeps, read in O(1)).
+fn is_ascii(s: &Bound<'_, PyString>) -> PyResult<bool> {
+    // The unbound method, called with the str: no bound method made a call,
+    // and a subclass's own `isascii` cannot steer the reading.
     static IS_ASCII: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
     let py = s.py();
     let method = IS_ASCII.get_or_try_init(py, || py.get_type::<PyString>().getattr("isascii").map(Bound::unbind))?;
@@ -85,14 +92,11 @@ pub fn transcodable(s: &Bound<'_, PyString>) -> PyResult<bool> {
     let answer = unsafe { ffi::PyObject_CallFunctionObjArgs(method.as_ptr(), s.as_ptr(), end) };
     // SAFETY: a new reference or NULL (an exception set), owned from here.
     let answer = unsafe { Bound::from_owned_ptr_or_err(py, answer) }?;
-    if answer.is(&*pyo3::types::PyBool::new(py, true)) {
-        return Ok(false);
-    }
-    Ok(code_point_count(s)? <= MAX_TRANSCODED)
+    Ok(answer.is(&*pyo3::types::PyBool::new(py, true)))
 }
 
 /// The most code points vouch encodes itself (4 MB of them copied out).
-pub const MAX_TRANSCODED: usize = 1 << 20;
+const MAX_TRANSCODED: usize = 1 << 20;
 
 /// `s`'s length in code points.
 fn code_point_count(s: &Bound<'_, PyString>) -> PyResult<usize> {
@@ -113,14 +117,14 @@ fn code_point_count(s: &Bound<'_, PyString>) -> PyResult<usize> {
 /// core). Copied out, the code points are encoded by [`utf8_of`], sixteen at
 /// a time where they are ASCII: `check_many` 605 k → 735 k replies/s on one
 /// core, `check(raw).value` 351 k → 387 k (2026-12-07, one process, the two
-/// taking turns).
-fn read_code_points(s: &Bound<'_, PyString>, points: &mut Vec<u32>) -> PyResult<()> {
-    let chars = code_point_count(s)?;
+/// taking turns). `chars` is `s`'s length ([`code_point_count`]).
+fn read_code_points(s: &Bound<'_, PyString>, chars: usize, points: &mut Vec<u32>) -> PyResult<()> {
     let len = ffi::Py_ssize_t::try_from(chars).map_err(|_| PyErr::fetch(s.py()))?;
     points.clear();
     points.reserve(chars);
-    // SAFETY: `points` has room for `len` code points, the string's length,
-    // and no terminating NUL is asked for (0).
+    // SAFETY: `points` has room for `len` code points, the string's length
+    // (the caller's count; a `str` does not change), and no terminating NUL
+    // is asked for (0).
     let copied = unsafe { ffi::PyUnicode_AsUCS4(s.as_ptr(), points.as_mut_ptr(), len, 0) };
     if copied.is_null() {
         return Err(PyErr::fetch(s.py()));
@@ -130,14 +134,24 @@ fn read_code_points(s: &Bound<'_, PyString>, points: &mut Vec<u32>) -> PyResult<
     Ok(())
 }
 
-/// A `str` that is not all ASCII as UTF-8 of vouch's making (see
-/// [`read_code_points`]). `None`: it holds a lone surrogate, which has no UTF-8
-/// (the caller raises [`encode_error`]).
-pub fn transcoded(s: &Bound<'_, PyString>) -> PyResult<Option<String>> {
+/// How `s` is read. A `str` that is not all ASCII, of at most
+/// [`MAX_TRANSCODED`] code points, is made UTF-8 by vouch from its code
+/// points ([`read_code_points`]); any other is left to CPython's UTF-8 as
+/// before, so vouch never copies out more than 4 MB of code points whatever
+/// the reply's size (such a reply is rare: past the default `max_bytes` of
+/// 4 MiB it is refused as too large either way).
+pub fn transcoded(s: &Bound<'_, PyString>) -> PyResult<Transcoded> {
+    if is_ascii(s)? {
+        return Ok(Transcoded::Left);
+    }
+    let chars = code_point_count(s)?;
+    if chars > MAX_TRANSCODED {
+        return Ok(Transcoded::Left);
+    }
     CODE_POINTS.with_borrow_mut(|points| {
-        read_code_points(s, points)?;
+        read_code_points(s, chars, points)?;
         let mut text = String::with_capacity(points.len() + points.len() / 4 + 8);
-        Ok(utf8_of(points, &mut text).then_some(text))
+        Ok(if utf8_of(points, &mut text) { Transcoded::Text(text) } else { Transcoded::LoneSurrogate })
     })
 }
 
