@@ -152,7 +152,10 @@ pub fn read_json(text: &str, max_depth: usize) -> Result<Value, JsonError> {
     }
     read_value(text, 0, max_depth, true, Integers::Document).map(|(v, _)| v).map_err(|e| {
         let p = read_problem(text, &e);
-        JsonError { code: p.code, path: p.path, position: p.position, message: p.message }
+        // The reader words its problems for replies; this text is whatever the
+        // caller reads (a request body, a batch line, a completion): named as text.
+        let message = p.message.replace("the reply", "the text");
+        JsonError { code: p.code, path: p.path, position: p.position, message }
     })
 }
 
