@@ -1,13 +1,19 @@
-//! A Python `str`'s UTF-8, read in place.
+//! A Python `str`'s UTF-8: read in place where it is ASCII, made by vouch
+//! where it is not.
 //!
 //! The wheel is abi3 for CPython 3.9 on, and 3.9's limited API has no way
 //! to read a `str`'s UTF-8 without copying it into a new `bytes` object
 //! (what `PyBackedStr` does there): one allocation and one copy per reply,
 //! made while holding the GIL, which `check_many`'s other threads wait for.
 //! `PyUnicode_AsUTF8AndSize` (stable ABI since 3.10) hands back the UTF-8
-//! the `str` keeps itself: an ASCII `str` *is* its UTF-8, and any other is
-//! encoded once and cached in the object. This is the module's one use of
-//! `unsafe`, kept to the call and to reading the buffer it returns.
+//! the `str` keeps itself: an ASCII `str` *is* its UTF-8. Any other `str`
+//! CPython would encode one character at a time (and cache): [`transcoded`]
+//! copies its code points out and encodes them here instead.
+//!
+//! The module's `unsafe` is kept to the C API calls (each with the GIL held
+//! and a live `str`), to reading the buffer `PyUnicode_AsUTF8AndSize`
+//! returns, and to the SSE2 loads and stores of sixteen code points; each
+//! block says why it holds.
 #![allow(unsafe_code)]
 
 use std::ptr::NonNull;
