@@ -261,6 +261,50 @@ fn one_byte_over_the_limit_is_too_large() {
     assert_refused_one(&c.check(&raw), "too_large", "");
 }
 
+/// A reader that holds only a reply's start (and knows how long the rest
+/// is) gets `check`'s verdict on the whole reply: the start fed, the rest
+/// counted with `feed_past_limit`, wherever past the limit the start ends.
+/// Problems certain within the limit, invalid UTF-8 before and after it, and
+/// characters the limit or the cut falls inside all come out as `check`'s.
+#[test]
+fn the_rest_of_a_reply_past_the_limit_is_counted_not_read() {
+    let c = contract(
+        r#"{"type": "object", "properties": {"a": {"type": "boolean"}, "s": {"type": "string"}},
+            "x-vouch": {"limits": {"max_bytes": 64}}}"#,
+    );
+    let long = |head: &[u8], fill: &[u8], tail: &[u8], len: usize| {
+        let mut raw = head.to_vec();
+        while raw.len() + tail.len() < len {
+            raw.extend_from_slice(fill);
+        }
+        raw.extend_from_slice(tail);
+        raw
+    };
+    let replies = [
+        long(br#"{"s": ""#, b"x", br#""}"#, 200),
+        long(br#"{"a": "no", "s": ""#, b"x", br#""}"#, 200),
+        long(br#"{"s": ""#, "é≥𝄞".as_bytes(), br#""}"#, 300),
+        long(br#"{"s": ""#, b"x", b"\xff\xfe\"}", 150),
+        long(b"\xff{\"s\": \"", b"x", br#""}"#, 100),
+        long(b"  [", b"1, ", b"1]", 120),
+        long(b"", b" ", b"", 65),
+    ];
+    for raw in &replies {
+        let whole = c.check(raw);
+        assert!(whole.problems().iter().any(|p| p.code.as_str() == "too_large"), "{whole:?}");
+        for k in 0..=raw.len() {
+            let mut stream = c.stream();
+            stream.feed(&raw[..k]);
+            if k <= 64 {
+                assert!(!stream.feed_past_limit(raw.len() - k), "within the limit at {k}");
+                continue;
+            }
+            assert!(stream.feed_past_limit(raw.len() - k));
+            assert_eq!(stream.finish(), whole, "fed {k} of {} bytes", raw.len());
+        }
+    }
+}
+
 #[test]
 fn ten_mb_of_invalid_utf8() {
     let raw = vec![0xFF_u8; 10_000_000];

@@ -163,6 +163,34 @@ impl<'c> StreamCheck<'c> {
         self.feed_piece(piece)
     }
 
+    /// `len` more bytes of a reply already over the contract's `max_bytes`,
+    /// counted without being given: what [`Self::feed`] does with bytes past
+    /// the limit (nothing past it is read or kept), for a reader that knows
+    /// how long the rest of a reply is without holding it (a binding reads a
+    /// string's length, not its characters, and copies only the start).
+    /// `false`, and nothing counted, while what was fed is within the limit:
+    /// those bytes must be fed, for they are read.
+    ///
+    /// ```
+    /// let contract =
+    ///     vouch::Contract::from_json_str(r#"{"type": "object", "x-vouch": {"limits": {"max_bytes": 8}}}"#)?;
+    /// let reply = r#"{"a": 1, "b": 2}"#;
+    /// let mut stream = contract.stream();
+    /// assert!(!stream.feed_past_limit(7));
+    /// stream.feed(&reply[..9]);
+    /// assert!(stream.feed_past_limit(reply.len() - 9));
+    /// assert_eq!(stream.finish(), contract.check(reply));
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    pub fn feed_past_limit(&mut self, len: usize) -> bool {
+        if !self.too_large {
+            return false;
+        }
+        // As `feed_piece` counts a piece that comes past the limit.
+        self.unkept = self.unkept.saturating_add(len);
+        true
+    }
+
     /// [`Self::feed`] of one ASCII byte, with nothing held back.
     // As few stores as it can: each is loaded back by the next byte's.
     fn feed_byte(&mut self, b: u8) -> Progress {
