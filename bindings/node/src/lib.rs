@@ -32,6 +32,9 @@ pub(crate) enum Owned {
     /// A string, as JavaScript holds it: its UTF-16 units in the batch's
     /// one buffer (`Copied::units`), made UTF-8 on the worker.
     Text(std::ops::Range<usize>),
+    /// A string over the contract's `max_bytes`: the start of its units
+    /// (see `raw::Units::Start`) and its whole UTF-8 length.
+    TextStart(std::ops::Range<usize>, usize),
     Bytes(Vec<u8>),
 }
 
@@ -368,6 +371,31 @@ pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vo
     })
 }
 
+/// The answer for a string over the contract's `max_bytes` from its first
+/// units (more than the limit's worth) and the length of its whole UTF-8:
+/// the start fed to a stream, the rest counted, not copied
+/// (`StreamCheck::feed_past_limit`): `check`'s verdict on the whole reply,
+/// the problems found within the limit and `too_large` with its exact size.
+pub(crate) fn check_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> Answered {
+    // A high surrogate last may be half of a pair the copy cut: past the
+    // limit either way (the units before it are more than the limit's worth).
+    let start = match start.split_last() {
+        Some((unit, rest)) if (0xD800..0xDC00).contains(unit) => rest,
+        _ => start,
+    };
+    with_text(start, |raw| {
+        let mut stream = contract.stream();
+        stream.feed(raw);
+        let verdict = if stream.feed_past_limit(utf8_len.saturating_sub(raw.len())) {
+            stream.finish()
+        } else {
+            // Not reached (the start is over the limit); were it, still a refusal by size.
+            contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1))
+        };
+        Answered::Line(vouch_bind::verdict_json(&verdict))
+    })
+}
+
 /// A reply's answer from its bytes (read in place). Bytes that are not UTF-8
 /// are read as `check` reads them, reported at once (they are rare, and their
 /// reading is the stream's).
@@ -430,6 +458,9 @@ impl Task for CheckMany {
         Ok(vouch_bind::check_many_with(&self.copied.replies, |reply| match reply {
             Owned::Text(range) => {
                 check_utf16(contract, units.get(range.clone()).unwrap_or_default(), vouch::Refusals::Reported)
+            }
+            Owned::TextStart(range, utf8_len) => {
+                check_utf16_start(contract, units.get(range.clone()).unwrap_or_default(), *utf8_len)
             }
             Owned::Bytes(raw) => check_raw(contract, raw, vouch::Refusals::Reported),
         }))
@@ -508,7 +539,7 @@ impl NativeContract {
         use napi::JsValue;
         #[allow(unsafe_code)]
         // SAFETY: this call's env and the array it was given.
-        let copied = unsafe { raw::copy_replies(env.raw(), raws.raw(), raws.len()) };
+        let copied = unsafe { raw::copy_replies(env.raw(), raws.raw(), raws.len(), self.inner.limits().max_bytes) };
         let copied = copied.map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))?;
         Ok(AsyncTask::new(CheckMany { contract: Arc::clone(&self.inner), copied }))
     }

@@ -19,7 +19,9 @@ use std::ptr;
 
 use napi::sys;
 
-use crate::{check_raw, check_utf16, registered, Answered, Copied, Owned, PASSED_AS_SENT, REFUSED_UNREPORTED};
+use crate::{
+    check_raw, check_utf16, check_utf16_start, registered, Answered, Copied, Owned, PASSED_AS_SENT, REFUSED_UNREPORTED,
+};
 
 thread_local! {
     /// A string's UTF-16 units as read out of V8 by `checkText`.
@@ -38,6 +40,7 @@ fn ok(status: sys::napi_status, failed: Failed) -> Result<(), Failed> {
 }
 
 const NOT_A_REPLY: Failed = c"vouch: a reply is a string or a Buffer";
+const NO_CONTRACT: Failed = c"vouch: no live contract with this id on this thread";
 
 /// The call's arguments: the contract's id and the reply.
 ///
@@ -86,10 +89,25 @@ unsafe fn answer(env: sys::napi_env, answered: Answered) -> Result<sys::napi_val
 /// Room kept free at a buffer's end: a string that fits is read in one call.
 const ROOM: usize = 16 * 1024;
 
+/// What [`append_utf16`] read of a value.
+pub(crate) enum Units {
+    /// Not a string.
+    NotText,
+    /// The whole string's units, where they stand in the buffer.
+    Whole(std::ops::Range<usize>),
+    /// A string of more units than the contract's `max_bytes` (so more
+    /// UTF-8 bytes too): only its first `max_bytes + 2` units, and the
+    /// length of its whole UTF-8 (V8 counts it without a copy). The check
+    /// reads no further than the limit, so that is all it needs
+    /// (`check_utf16_start`); a reply of any length costs a copy of at most
+    /// the limit.
+    Start { units: std::ops::Range<usize>, utf8_len: usize },
+}
+
 /// Appends a string's UTF-16 units to `units`, in its spare capacity (one
 /// call where `ROOM` units are free; a string that may not all have fit is
-/// read again whole), and says where they stand: `None` for a value that is
-/// not a string.
+/// read again, whole, or only its start when it is over `max_bytes`), and
+/// says where they stand.
 ///
 /// # Safety
 /// `env` is the calling callback's, `value` a value it was given.
@@ -97,7 +115,8 @@ unsafe fn append_utf16(
     env: sys::napi_env,
     value: sys::napi_value,
     units: &mut Vec<u16>,
-) -> Result<Option<std::ops::Range<usize>>, Failed> {
+    max_bytes: usize,
+) -> Result<Units, Failed> {
     let start = units.len();
     units.reserve(ROOM);
     let mut copied = 0usize;
@@ -107,23 +126,42 @@ unsafe fn append_utf16(
     let status =
         unsafe { sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr().add(start), room, &mut copied) };
     if status == sys::Status::napi_string_expected {
-        return Ok(None);
+        return Ok(Units::NotText);
     }
     ok(status, NOT_A_REPLY)?;
+    let mut over = None;
     if copied + 1 >= room {
         let mut whole = 0usize;
         // SAFETY: a null buffer asks for the length alone.
         ok(unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut whole) }, NOT_A_REPLY)?;
-        units.reserve(whole + 1);
-        let room = units.capacity() - start;
-        // SAFETY: as above, with room for all of it and the NUL.
+        // Each unit is at least a byte of UTF-8: past `max_bytes + 1` units
+        // (a pair cut at the end of the start still leaves more than the
+        // limit before it), the reply is over the limit whatever it holds.
+        let keep = if whole > max_bytes.saturating_add(1) {
+            let mut utf8_len = 0usize;
+            // SAFETY: a null buffer asks for the UTF-8 length alone.
+            let status = unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut utf8_len) };
+            ok(status, NOT_A_REPLY)?;
+            over = Some(utf8_len);
+            max_bytes.saturating_add(2)
+        } else {
+            whole
+        };
+        units.reserve(keep + 1);
+        let room = (keep + 1).min(units.capacity() - start);
+        // SAFETY: as above: `room` units fit in the spare capacity, the
+        // last for the NUL; V8 copies the string's first `room - 1` units.
         let status =
             unsafe { sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr().add(start), room, &mut copied) };
         ok(status, NOT_A_REPLY)?;
     }
     // SAFETY: V8 wrote `copied` units from `start`, within the capacity.
     unsafe { units.set_len(start + copied) };
-    Ok(Some(start..start + copied))
+    let read = start..start + copied;
+    Ok(match over {
+        Some(utf8_len) => Units::Start { units: read, utf8_len },
+        None => Units::Whole(read),
+    })
 }
 
 /// A Buffer's bytes, in place.
@@ -150,6 +188,7 @@ unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result
 unsafe fn check_text(env: sys::napi_env, info: sys::napi_callback_info) -> Result<sys::napi_value, Failed> {
     // SAFETY: the callback's own.
     let (id, reply) = unsafe { arguments(env, info)? };
+    let max_bytes = registered(id, |c| c.limits().max_bytes).map_err(|_| NO_CONTRACT)?;
     let answered = UNITS.with(|cell| -> Result<Answered, Failed> {
         // Only ever borrowed here, around a pure check: were it taken, a buffer of its own.
         let mut own = Vec::new();
@@ -160,10 +199,18 @@ unsafe fn check_text(env: sys::napi_env, info: sys::napi_callback_info) -> Resul
         };
         units.clear();
         // SAFETY: the callback's env and its argument.
-        let read = unsafe { append_utf16(env, reply, units)? }.ok_or(NOT_A_REPLY)?;
-        let text = units.get(read).ok_or(NOT_A_REPLY)?;
-        let answered = registered(id, |c| check_utf16(c, text, vouch::Refusals::Unreported))
-            .map_err(|_| c"vouch: no live contract with this id on this thread");
+        let answered = match unsafe { append_utf16(env, reply, units, max_bytes)? } {
+            Units::NotText => return Err(NOT_A_REPLY),
+            Units::Whole(read) => {
+                let text = units.get(read).ok_or(NOT_A_REPLY)?;
+                registered(id, |c| check_utf16(c, text, vouch::Refusals::Unreported))
+            }
+            Units::Start { units: read, utf8_len } => {
+                let start = units.get(read).ok_or(NOT_A_REPLY)?;
+                registered(id, |c| check_utf16_start(c, start, utf8_len))
+            }
+        }
+        .map_err(|_| NO_CONTRACT);
         // A long reply's room is not kept for the thread's life.
         units.shrink_to(2 * ROOM);
         answered
@@ -181,8 +228,7 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
     let (id, reply) = unsafe { arguments(env, info)? };
     // SAFETY: the callback's env and its argument; no JavaScript runs during the check.
     let raw = unsafe { buffer_bytes(env, reply)? };
-    let answered = registered(id, |c| check_raw(c, raw, vouch::Refusals::Unreported))
-        .map_err(|_| c"vouch: no live contract with this id on this thread")?;
+    let answered = registered(id, |c| check_raw(c, raw, vouch::Refusals::Unreported)).map_err(|_| NO_CONTRACT)?;
     // SAFETY: the callback's env.
     unsafe { answer(env, answered) }
 }
@@ -193,7 +239,12 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
 ///
 /// # Safety
 /// `env` is the calling callback's, `array` an array value of `len` elements.
-pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, len: u32) -> Result<Copied, Failed> {
+pub(crate) unsafe fn copy_replies(
+    env: sys::napi_env,
+    array: sys::napi_value,
+    len: u32,
+    max_bytes: usize,
+) -> Result<Copied, Failed> {
     let mut units: Vec<u16> = Vec::new();
     // Room for a chunk's replies (`checkMany` sends 256 at a time); an array
     // claiming more (a sparse one's length is anything) grows only as it is read.
@@ -203,11 +254,12 @@ pub(crate) unsafe fn copy_replies(env: sys::napi_env, array: sys::napi_value, le
         // SAFETY: an element of the array (undefined past its end).
         ok(unsafe { sys::napi_get_element(env, array, i, &mut reply) }, c"vouch: cannot read the replies")?;
         // SAFETY: the callback's env and a value it read.
-        match unsafe { append_utf16(env, reply, &mut units)? } {
-            Some(read) => replies.push(Owned::Text(read)),
+        match unsafe { append_utf16(env, reply, &mut units, max_bytes)? } {
+            Units::Whole(read) => replies.push(Owned::Text(read)),
+            Units::Start { units: read, utf8_len } => replies.push(Owned::TextStart(read, utf8_len)),
             // Not a string: a Buffer's bytes, copied (the caller may reuse it).
             // SAFETY: as above; copied before any JavaScript runs.
-            None => replies.push(Owned::Bytes(unsafe { buffer_bytes(env, reply)? }.to_vec())),
+            Units::NotText => replies.push(Owned::Bytes(unsafe { buffer_bytes(env, reply)? }.to_vec())),
         }
     }
     Ok(Copied { units, replies })

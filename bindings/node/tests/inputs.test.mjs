@@ -344,3 +344,49 @@ test("rounds' maxRounds is a whole number from 1 to 100, else an error naming it
   assert.equal(calls, 100);
   assert.equal((await rounds(c, () => "true", { maxRounds: 1 })).passed, true);
 });
+
+test("a string over max_bytes is refused from its start: check's verdict, the rest never copied", async () => {
+  const limit = 1000;
+  const c = new Contract({
+    type: "object",
+    properties: { a: { type: "boolean" }, s: { type: "string" } },
+    "x-vouch": { limits: { max_bytes: limit } },
+  });
+  const pair = "\u{1D11E}"; // two UTF-16 units, four bytes of UTF-8
+  const fill = (head, unit, units) => head + unit.repeat(Math.ceil((units - head.length) / unit.length)) + '"}';
+  const replies = [
+    fill('{"s": "', "x", 40000),
+    fill('{"a": "no", "s": "', "x", 40000), // a problem within the limit, reported before too_large
+    fill('{"s": "', "é≥", 40000),
+    // A pair cut by the copy (its high half the last unit kept), and pairs throughout.
+    '{"s": "' + "x".repeat(limit + 1 - 7) + pair.repeat(20000) + '"}',
+    fill('{"s": "\uD800 ', "x", 40000), // a lone surrogate, read as U+FFFD
+    fill('{"s": "', "x\uDC00", 40000),
+  ];
+  for (const reply of replies) {
+    // The bytes the string stands for, checked in place by the core: the verdict to equal.
+    const expected = c.check(Buffer.from(reply)).toJSON();
+    assert.match(expected, /"code":"too_large"/);
+    assert.equal(c.check(reply).toJSON(), expected, reply.slice(0, 24));
+    const [many] = await c.checkMany([reply]);
+    assert.equal(many.toJSON(), expected, reply.slice(0, 24));
+  }
+  const within = fill('{"a": "no", "s": "', "x", 40000);
+  assert.deepEqual(
+    c.check(within).problems.map((p) => [p.code, p.path]),
+    [["wrong_type", "/a"], ["too_large", ""]],
+  );
+
+  // 192 MB of characters (a flat string, as a reply read off a socket is): refused
+  // with its exact size, and the native side holds no copy of it.
+  const big = Buffer.from('{"s": "' + "é".repeat(96 * 1024 * 1024) + '"}').toString();
+  const dflt = new Contract({ type: "object" });
+  const before = process.memoryUsage().rss;
+  const v = dflt.check(big);
+  const grew = (process.memoryUsage().rss - before) / 2 ** 20;
+  assert.equal(v.problems[0].code, "too_large");
+  assert.equal(v.problems[0].got, `${Buffer.byteLength(big)} bytes`);
+  // A copy would be 192 MB of UTF-16 units, then UTF-8 of as much again (before
+  // the start alone was copied, the process was 80 MB larger after the check).
+  assert.ok(grew < 32, `the process grew by ${grew.toFixed(0)} MB checking it`);
+});
