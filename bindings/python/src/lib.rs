@@ -39,6 +39,14 @@ enum Raw {
     /// A `str` that is not all ASCII, as UTF-8 of vouch's making (see `text::transcoded`).
     Owned(String),
     Bytes(PyBackedBytes),
+    /// A `str` over the contract's `max_bytes`, of more code points than
+    /// vouch encodes whole: the UTF-8 of its start and its whole UTF-8's
+    /// length (see `text::Transcoded::Start`). Its only verdict is the whole
+    /// one [`Raw::verdict`] gives (it is never read as text).
+    Start {
+        start: String,
+        utf8_len: usize,
+    },
 }
 
 impl Raw {
@@ -48,7 +56,7 @@ impl Raw {
             Raw::Utf8(s) => Some(s.as_str()),
             Raw::Str(s) => Some(s),
             Raw::Owned(s) => Some(s),
-            Raw::Bytes(_) => None,
+            Raw::Bytes(_) | Raw::Start { .. } => None,
         }
     }
 }
@@ -60,6 +68,8 @@ impl AsRef<[u8]> for Raw {
             Raw::Str(s) => s.as_bytes(),
             Raw::Owned(s) => s.as_bytes(),
             Raw::Bytes(b) => b.as_ref(),
+            // The start: what the check reads (its length decides where it runs).
+            Raw::Start { start, .. } => start.as_bytes(),
         }
     }
 }
@@ -67,6 +77,16 @@ impl AsRef<[u8]> for Raw {
 impl Raw {
     /// The contract's whole verdict on this reply.
     fn verdict(&self, contract: &vouch::Contract) -> vouch::Verdict {
+        if let Raw::Start { start, utf8_len } = self {
+            // The start fed, the rest counted: check's verdict on the whole reply.
+            let mut stream = contract.stream();
+            stream.feed(start);
+            if stream.feed_past_limit(utf8_len.saturating_sub(start.len())) {
+                return stream.finish();
+            }
+            // Not reached (the start is over the limit); were it, still a refusal by size.
+            return contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1));
+        }
         // Python's str is UTF-8 here already: not validated twice.
         match self.text() {
             Some(text) => contract.check_str(text),
@@ -98,9 +118,13 @@ fn checked(py: Python<'_>, r: &Raw, contract: &vouch::Contract) -> vouch::Verdic
     py.detach(|| r.verdict(contract))
 }
 
-fn raw(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Raw> {
+/// A reply, a piece or a contract as the bytes vouch reads. With the
+/// contract's `max_bytes` (a whole reply), a `str` far over it is read only
+/// as far as the check reads ([`Raw::Start`]).
+fn raw(obj: &Bound<'_, PyAny>, what: &str, max_bytes: Option<usize>) -> PyResult<Raw> {
     if let Ok(s) = obj.cast::<PyString>() {
-        match text::transcoded(s)? {
+        match text::transcoded(s, max_bytes)? {
+            text::Transcoded::Start { start, utf8_len } => return Ok(Raw::Start { start, utf8_len }),
             text::Transcoded::Text(owned) => return Ok(Raw::Owned(owned)),
             text::Transcoded::LoneSurrogate => return Err(text::encode_error(s)),
             text::Transcoded::Left => {}
@@ -669,7 +693,11 @@ impl Contract {
         value: bool,
         defer_report: bool,
     ) -> PyResult<Verdict> {
-        let r = raw(raw_reply, "a reply")?;
+        let r = raw(raw_reply, "a reply", Some(self.inner.limits().max_bytes))?;
+        if matches!(r, Raw::Start { .. }) {
+            // Refused by its size: its one verdict, whole, now.
+            return Ok(Verdict::new(checked(py, &r, &self.inner)));
+        }
         let text = r.text().or_else(|| std::str::from_utf8(r.as_ref()).ok());
         if let Some(built) =
             text.filter(|_| value).and_then(|t| vouch_bind::build_as_sent(&self.inner, t, &mut Objects(py)))
@@ -719,7 +747,7 @@ impl Contract {
                 }]),
             }
         } else if schema.is_instance_of::<PyString>() || schema.extract::<PyBackedBytes>().is_ok() {
-            let text = raw(schema, "the contract")?;
+            let text = raw(schema, "the contract", None)?;
             py.detach(|| vouch_bind::compile(text.as_ref()))
         } else {
             let type_name = schema.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
@@ -793,6 +821,7 @@ impl Contract {
         if raws.is_instance_of::<PyString>() || raws.extract::<PyBackedBytes>().is_ok() {
             return Err(PyTypeError::new_err("check_many takes an iterable of replies, not one reply"));
         }
+        let max_bytes = self.inner.limits().max_bytes;
         let mut ahead = vouch_bind::CheckAhead::new(Arc::clone(&self.inner));
         let mut out: Vec<Bound<'py, Verdict>> = Vec::with_capacity(raws.len().unwrap_or(0));
         let take = |ahead: &mut vouch_bind::CheckAhead<Raw>, out: &mut Vec<Bound<'py, Verdict>>| -> PyResult<()> {
@@ -810,7 +839,7 @@ impl Contract {
             Ok(())
         };
         for (i, r) in raws.try_iter()?.enumerate() {
-            ahead.push(raw(&r?, "each reply")?);
+            ahead.push(raw(&r?, "each reply", Some(max_bytes))?);
             if i % 32 == 31 {
                 take(&mut ahead, &mut out)?;
             }
@@ -890,7 +919,7 @@ impl StreamCheck {
     /// Feed the next piece (str or bytes, any size): `"pending"` while some
     /// completion could still be accepted, `"refused"` once none can.
     fn feed(&mut self, piece: &Bound<'_, PyAny>) -> PyResult<&'static str> {
-        let r = raw(piece, "a piece")?;
+        let r = raw(piece, "a piece", None)?;
         Ok(progress_name(self.inner.feed(r.as_ref())))
     }
 
@@ -947,7 +976,7 @@ impl Rounds {
     #[new]
     #[pyo3(signature = (contract, max_rounds, fallback = None))]
     fn new(contract: &Bound<'_, Contract>, max_rounds: usize, fallback: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let fallback = fallback.map(|f| raw(f, "the fallback's JSON")).transpose()?;
+        let fallback = fallback.map(|f| raw(f, "the fallback's JSON", None)).transpose()?;
         let inner = vouch_bind::Rounds::new(
             Arc::clone(&contract.get().inner),
             max_rounds,
@@ -968,7 +997,7 @@ impl Rounds {
     /// messages to add before calling again (`assistant` is `None` when the
     /// model sent nothing).
     fn reply(&mut self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>) -> PyResult<Option<(Option<String>, String)>> {
-        let r = raw(raw_reply, "the reply")?;
+        let r = raw(raw_reply, "the reply", None)?;
         let inner = &mut self.inner;
         Ok(match py.detach(|| inner.reply(r.as_ref())) {
             vouch_bind::Step::Done => None,

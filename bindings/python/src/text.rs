@@ -83,6 +83,12 @@ pub enum Transcoded {
     /// It holds a lone surrogate, which has no UTF-8 (the caller raises
     /// [`encode_error`]).
     LoneSurrogate,
+    /// Longer than [`MAX_TRANSCODED`] and than the contract's `max_bytes`
+    /// (in code points, so in bytes too): the UTF-8 of its first
+    /// `max_bytes + 1` code points, as far as the check reads, and the
+    /// length of its whole UTF-8, counted a piece at a time. No copy of the
+    /// whole is made, by vouch or by CPython.
+    Start { start: String, utf8_len: usize },
 }
 
 /// Whether `s` is all ASCII (`str.isascii`, a flag CPython keeps, read in O(1)).
@@ -146,18 +152,68 @@ fn read_code_points(s: &Bound<'_, PyString>, chars: usize, points: &mut Vec<u32>
 /// before, so vouch never copies out more than 4 MB of code points whatever
 /// the reply's size (such a reply is rare: past the default `max_bytes` of
 /// 4 MiB it is refused as too large either way).
-pub fn transcoded(s: &Bound<'_, PyString>) -> PyResult<Transcoded> {
+pub fn transcoded(s: &Bound<'_, PyString>, max_bytes: Option<usize>) -> PyResult<Transcoded> {
     if is_ascii(s)? {
         return Ok(Transcoded::Left);
     }
     let chars = code_point_count(s)?;
     if chars > MAX_TRANSCODED {
-        return Ok(Transcoded::Left);
+        return Ok(match max_bytes.filter(|&max| chars > max.saturating_add(1)) {
+            Some(max) => over_the_limit(s, chars, max)?,
+            None => Transcoded::Left,
+        });
     }
     CODE_POINTS.with_borrow_mut(|points| {
         read_code_points(s, chars, points)?;
         let mut text = String::with_capacity(points.len() + points.len() / 4 + 8);
         Ok(if utf8_of(points, &mut text) { Transcoded::Text(text) } else { Transcoded::LoneSurrogate })
+    })
+}
+
+/// Code points read at a time from a `str` over the limit.
+const PIECE: usize = 1 << 16;
+
+/// [`Transcoded::Start`] of `s`, `chars` code points long, over `max_bytes`
+/// (`chars > max_bytes + 1`): read a piece at a time (`PyUnicode_AsUCS4`
+/// takes a whole `str`, so each piece is a substring of at most [`PIECE`]),
+/// every piece looked at for a lone surrogate (then the `str` has no UTF-8
+/// at all, as `str.encode` says), the first `max_bytes + 1` code points made
+/// UTF-8 (each is at least a byte: past the limit), the rest only counted.
+fn over_the_limit(s: &Bound<'_, PyString>, chars: usize, max_bytes: usize) -> PyResult<Transcoded> {
+    let keep = max_bytes.saturating_add(1);
+    let mut start = String::new();
+    let mut rest_len = 0usize;
+    let mut at = 0usize;
+    CODE_POINTS.with_borrow_mut(|points| {
+        let mut piece_text = String::new();
+        while at < chars {
+            let end = at.saturating_add(PIECE).min(chars);
+            let (from, to) = (ffi::Py_ssize_t::try_from(at), ffi::Py_ssize_t::try_from(end));
+            let (Ok(from), Ok(to)) = (from, to) else { return Err(PyErr::fetch(s.py())) };
+            // SAFETY: a live `str`, the GIL held (the `Bound`), `from..to` within it.
+            let piece = unsafe { ffi::PyUnicode_Substring(s.as_ptr(), from, to) };
+            // SAFETY: a new reference or NULL (an exception set), owned from here.
+            let piece = unsafe { Bound::from_owned_ptr_or_err(s.py(), piece) }?;
+            let piece = piece.cast_into::<PyString>().map_err(PyErr::from)?;
+            read_code_points(&piece, end - at, points)?;
+            let taken = keep.saturating_sub(at).min(points.len());
+            let (head, tail) = points.split_at(taken);
+            if !head.is_empty() {
+                if !utf8_of(head, &mut piece_text) {
+                    return Ok(Transcoded::LoneSurrogate);
+                }
+                start.push_str(&piece_text);
+            }
+            for &c in tail {
+                match char::from_u32(c) {
+                    Some(c) => rest_len = rest_len.saturating_add(c.len_utf8()),
+                    None => return Ok(Transcoded::LoneSurrogate),
+                }
+            }
+            at = end;
+        }
+        let utf8_len = start.len().saturating_add(rest_len);
+        Ok(Transcoded::Start { start, utf8_len })
     })
 }
 

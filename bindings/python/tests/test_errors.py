@@ -95,6 +95,52 @@ def test_a_str_that_is_not_ascii_reads_as_its_utf8_bytes() -> None:
                 with pytest.raises(UnicodeEncodeError):
                     check(raw)
 
+def test_a_str_far_over_max_bytes_is_read_only_as_far_as_the_check_reads() -> None:
+    # Past a million code points and over the contract's max_bytes, a str is
+    # neither copied whole by vouch nor encoded by CPython: its start is made
+    # UTF-8 (what the check reads) and the rest only counted, a piece at a
+    # time. The verdict is the one its UTF-8 bytes get: the problems certain
+    # within the limit, then too_large with the exact size.
+    contract = vouch.Contract(
+        {
+            "type": "object",
+            "properties": {"a": {"type": "boolean"}, "s": {"type": "string"}},
+            "x-vouch": {"limits": {"max_bytes": 1000}},
+        }
+    )
+    n = (1 << 20) + 5000
+    raws = [
+        '{"s": "%s"}' % ("x" * 990 + "é" * n),
+        '{"a": "no", "s": "%s"}' % ("é≥" * n),
+        '{"s": "%s"}' % ("a" * 995 + "\U0001d11e" * n),  # four-byte characters across the limit
+        '{"s": "%s"}' % ("é" * 100 + "x" * n),
+    ]
+    import tracemalloc
+
+    for raw in raws:
+        want = contract.check(raw.encode()).to_json()
+        assert '"code":"too_large"' in want
+        tracemalloc.start()
+        try:
+            got = contract.check(raw).to_json()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert got == want, raw[:30]
+        # CPython's own UTF-8 of it (what it made before) is 1 MB and more;
+        # a piece read at a time is at most 256 KB (64 Ki code points of 4 bytes).
+        assert peak < 768 * 1024, peak
+        assert contract.check(raw, value=True).to_json() == want
+        assert [v.to_json() for v in contract.check_many([raw, '{"a": true}'])] == [want, contract.check('{"a": true}').to_json()]
+        with pytest.raises(vouch.Refused):
+            contract.parse(raw)
+    assert [p.code for p in contract.check(raws[1]).problems] == ["wrong_type", "too_large"]
+    # A lone surrogate far past the limit: the str has no UTF-8, as before.
+    for check in (contract.check, lambda r: contract.check_many([r])):
+        with pytest.raises(UnicodeEncodeError):
+            check(raws[0] + "\udc00")
+
+
 @pytest.mark.parametrize(
     "raw,code",
     [
