@@ -48,6 +48,9 @@ pub struct Reply {
     /// The reply has more than `max_bytes` bytes: reading stopped at
     /// `max_bytes + 1`, and the rest was left unread.
     pub over: bool,
+    /// The reply's whole size, where it is known without reading it (a
+    /// regular file's length).
+    pub size: Option<u64>,
 }
 
 /// Read a reply from a file, or from standard input for `-` or no argument,
@@ -60,7 +63,12 @@ pub fn reply(path: Option<&Path>, max_bytes: usize) -> Result<Reply, String> {
         Some(p) if p == Path::new("-") => stdin(max_bytes),
         Some(p) => {
             let file = std::fs::File::open(p).map_err(|e| format!("{}: cannot read the reply: {e}", p.display()))?;
-            bounded(file, max_bytes).map_err(|e| format!("{}: cannot read the reply: {e}", p.display()))
+            let size = file.metadata().ok().filter(std::fs::Metadata::is_file).map(|m| m.len());
+            let mut reply =
+                bounded(file, max_bytes).map_err(|e| format!("{}: cannot read the reply: {e}", p.display()))?;
+            // A file that changed while read (shorter than what was read) has no size to trust.
+            reply.size = size.filter(|&n| usize::try_from(n).is_ok_and(|n| n >= reply.bytes.len()));
+            Ok(reply)
         }
     }
 }
@@ -75,15 +83,25 @@ fn stdin(max_bytes: usize) -> Result<Reply, String> {
 }
 
 impl Reply {
-    /// The contract's verdict on the reply: over the limit, refused as the
-    /// core refuses it (`too_large`, "at least N bytes": the rest was not
-    /// read); else checked.
+    /// The contract's verdict on the reply. Over the limit, with its size
+    /// known (a file): the core's verdict on the whole reply, the bytes read
+    /// fed and the rest counted (`StreamCheck::feed_past_limit`: the core
+    /// reads no further either), so a file gets what the bindings give the
+    /// same bytes. Over the limit, its size unknown (standard input, whose
+    /// rest is not read): `too_large`, "at least N bytes".
     pub fn check(&self, contract: &Contract) -> vouch::Verdict {
-        if self.over {
-            contract.refuse_too_large(self.bytes.len())
-        } else {
-            contract.check(&self.bytes)
+        if !self.over {
+            return contract.check(&self.bytes);
         }
+        let rest = self.size.and_then(|n| usize::try_from(n).ok()).map(|n| n.saturating_sub(self.bytes.len()));
+        if let Some(rest) = rest {
+            let mut stream = contract.stream();
+            stream.feed(&self.bytes);
+            if stream.feed_past_limit(rest) {
+                return stream.finish();
+            }
+        }
+        contract.refuse_too_large(self.bytes.len())
     }
 }
 
@@ -93,5 +111,5 @@ fn bounded(input: impl Read, max_bytes: usize) -> std::io::Result<Reply> {
     let mut bytes = Vec::new();
     input.take(cap).read_to_end(&mut bytes)?;
     let over = bytes.len() > max_bytes;
-    Ok(Reply { bytes, over })
+    Ok(Reply { bytes, over, size: None })
 }

@@ -1,7 +1,9 @@
 //! `vouch check` reads at most the contract's `max_bytes` + 1 bytes of a
-//! reply: a larger one is refused as `too_large` ("at least N bytes")
-//! without reading the rest, so memory stays ~`max_bytes` whatever the
-//! input's size.
+//! reply, so memory stays ~`max_bytes` whatever the input's size. A larger
+//! file (its size known) gets the verdict the core gives its bytes: the
+//! problems certain within the limit, then `too_large` with its size. A
+//! larger standard input is refused as `too_large` ("at least N bytes")
+//! without reading the rest.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
@@ -39,7 +41,35 @@ fn a_file_over_the_limit_is_refused_and_one_at_it_is_read() {
     let over = scratch("over.json", b"[1,2,3,4,5,6]");
     let out = vouch(&["check", "-c", contract, "--json", over.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(problem(&out)["message"], "(root): the reply is at least 11 bytes, over the limit of 10");
+    assert_eq!(problem(&out)["message"], "(root): the reply is 13 bytes, over the limit of 10");
+    // What the core gives the same bytes (and so the bindings), a problem
+    // found within the limit first.
+    let c = vouch::Contract::from_json_str(
+        r#"{"properties": {"a": {"type": "boolean"}}, "x-vouch": {"limits": {"max_bytes": 10}}}"#,
+    )
+    .unwrap();
+    let typed = scratch(
+        "typed.json",
+        br#"{"properties": {"a": {"type": "boolean"}}, "x-vouch": {"limits": {"max_bytes": 10}}}"#,
+    );
+    let replies: [&[u8]; 4] = [
+        b"[1,2,3,4,5,6]",
+        br#"{"a": "no", "b": 1}"#,
+        b"\xff\xfe{\"a\": 1}   ",
+        "{\"a\": \"\u{e9}\u{e9}\u{e9}\u{e9}\"}".as_bytes(),
+    ];
+    for reply in replies {
+        let file = scratch("reply.json", reply);
+        let out = vouch(&["check", "-c", typed.to_str().unwrap(), "--json", file.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(1));
+        let want = vouch::to_json_string(&c.check(reply).to_json());
+        assert_eq!(text(&out.stdout).trim_end(), want, "{}", String::from_utf8_lossy(reply));
+    }
+    let out = vouch(
+        &["check", "-c", typed.to_str().unwrap(), "--json", scratch("no.json", replies[1]).to_str().unwrap()],
+        None,
+    );
+    assert_eq!(problem(&out)["code"], "wrong_type");
     let at = scratch("at.json", b"[1,2,3,45]");
     let out = vouch(&["check", "-c", contract, "--json", at.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
