@@ -129,6 +129,9 @@ fn the_message_names_keyword_and_location() {
         Contract::from_json_str(r#"{"properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}"#).unwrap_err();
     assert_eq!(e.kind, Kind::NotJson);
     assert!(e.message.contains("appears twice") && e.message.contains("/properties/a"), "{}", e.message);
+    // Its key is quoted as it is, even one that reads like the reader's words.
+    let e = Contract::from_json_str(r#"{"properties": {"the reply": {}, "the reply": {}}}"#).unwrap_err();
+    assert!(e.message.contains(r#"the key "the reply" appears twice"#), "{}", e.message);
     // Deep contracts are read without recursion, and refused by the compiler's own limit.
     let deep = "{\"items\": ".repeat(300) + "{}" + &"}".repeat(300);
     assert_eq!(Contract::from_json_str(&deep).unwrap_err().kind, Kind::TooDeep);

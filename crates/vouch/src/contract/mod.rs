@@ -83,8 +83,14 @@ impl Contract {
             .map_err(|e| {
                 let pos = read::position(text, e.offset);
                 let at = if e.path.is_empty() { String::new() } else { format!(" at {}", e.path) };
-                // The reader words its errors for replies; this text is the contract.
-                let detail = e.detail.replace("the reply", "the contract");
+                // The reader words two of its errors for replies; this text is the
+                // contract. (Only those two: a repeated key is quoted as it is.)
+                let detail = match e.code {
+                    crate::ProblemCode::Truncated | crate::ProblemCode::TooDeep => {
+                        e.detail.replace("the reply", "the contract")
+                    }
+                    _ => e.detail,
+                };
                 CompileError::new(
                     CompileErrorKind::NotJson,
                     "",

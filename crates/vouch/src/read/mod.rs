@@ -152,9 +152,13 @@ pub fn read_json(text: &str, max_depth: usize) -> Result<Value, JsonError> {
     }
     read_value(text, 0, max_depth, true, Integers::Document).map(|(v, _)| v).map_err(|e| {
         let p = read_problem(text, &e);
-        // The reader words its problems for replies; this text is whatever the
-        // caller reads (a request body, a batch line, a completion): named as text.
-        let message = p.message.replace("the reply", "the text");
+        // The reader words these two for replies; this text is whatever the
+        // caller reads (a request body, a batch line, a completion): named as
+        // text. (Their sentences quote nothing of the text, so nothing of it is changed.)
+        let message = match p.code {
+            ProblemCode::Truncated | ProblemCode::TooDeep => p.message.replace("the reply", "the text"),
+            _ => p.message,
+        };
         JsonError { code: p.code, path: p.path, position: p.position, message }
     })
 }
