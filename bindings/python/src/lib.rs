@@ -859,7 +859,10 @@ impl Contract {
 
     /// A check of one reply fed piece by piece as it streams.
     fn stream(&self) -> StreamCheck {
-        StreamCheck { inner: vouch_bind::Stream::new(Arc::clone(&self.inner)) }
+        StreamCheck {
+            inner: vouch_bind::Stream::new(Arc::clone(&self.inner)),
+            max_bytes: self.inner.limits().max_bytes,
+        }
     }
 
     /// Plain-language instructions for the model, from the same contract.
@@ -905,6 +908,8 @@ impl Contract {
 #[pyclass(module = "vouch._vouch", name = "StreamCheck")]
 struct StreamCheck {
     inner: vouch_bind::Stream,
+    /// The contract's `max_bytes`: a piece far over it is read only as far as the check reads.
+    max_bytes: usize,
 }
 
 fn progress_name(p: vouch::Progress) -> &'static str {
@@ -919,8 +924,18 @@ impl StreamCheck {
     /// Feed the next piece (str or bytes, any size): `"pending"` while some
     /// completion could still be accepted, `"refused"` once none can.
     fn feed(&mut self, piece: &Bound<'_, PyAny>) -> PyResult<&'static str> {
-        let r = raw(piece, "a piece", None)?;
-        Ok(progress_name(self.inner.feed(r.as_ref())))
+        match raw(piece, "a piece", Some(self.max_bytes))? {
+            // A piece alone over the limit: its start fed, the rest counted.
+            Raw::Start { start, utf8_len } => {
+                self.inner.feed(start.as_bytes());
+                if !self.inner.feed_past_limit(utf8_len.saturating_sub(start.len())) {
+                    // Not reached: the start alone is over the limit.
+                    return Err(pyo3::exceptions::PyRuntimeError::new_err("vouch: internal error reading a piece"));
+                }
+                Ok(progress_name(self.inner.progress()))
+            }
+            r => Ok(progress_name(self.inner.feed(r.as_ref()))),
+        }
     }
 
     /// `"pending"` or `"refused"`.

@@ -135,6 +135,20 @@ def test_a_str_far_over_max_bytes_is_read_only_as_far_as_the_check_reads() -> No
         with pytest.raises(vouch.Refused):
             contract.parse(raw)
     assert [p.code for p in contract.check(raws[1]).problems] == ["wrong_type", "too_large"]
+    # A stream fed such a piece after a small one counts the rest the same way.
+    for raw in raws:
+        stream = contract.stream()
+        head, rest = raw[:5], raw[5:]
+        stream.feed(head)
+        tracemalloc.start()
+        try:
+            assert stream.feed(rest) == "refused"
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 768 * 1024, peak
+        assert stream.received == len(raw.encode())
+        assert stream.finish().to_json() == contract.check(raw.encode()).to_json()
     # A lone surrogate far past the limit: the str has no UTF-8, as before.
     for check in (contract.check, lambda r: contract.check_many([r])):
         with pytest.raises(UnicodeEncodeError):

@@ -48,6 +48,13 @@ impl Stream {
         self.0.with_dependent_mut(|_, s| s.feed(piece))
     }
 
+    /// `len` more bytes of a reply already over the contract's `max_bytes`,
+    /// counted without being given ([`StreamCheck::feed_past_limit`]):
+    /// `false`, and nothing counted, while what was fed is within the limit.
+    pub fn feed_past_limit(&mut self, len: usize) -> bool {
+        self.0.with_dependent_mut(|_, s| s.feed_past_limit(len))
+    }
+
     /// What is known so far.
     #[must_use]
     pub fn progress(&self) -> Progress {
