@@ -148,10 +148,11 @@ fn read_code_points(s: &Bound<'_, PyString>, chars: usize, points: &mut Vec<u32>
 
 /// How `s` is read. A `str` that is not all ASCII, of at most
 /// [`MAX_TRANSCODED`] code points, is made UTF-8 by vouch from its code
-/// points ([`read_code_points`]); any other is left to CPython's UTF-8 as
-/// before, so vouch never copies out more than 4 MB of code points whatever
-/// the reply's size (such a reply is rare: past the default `max_bytes` of
-/// 4 MiB it is refused as too large either way).
+/// points ([`read_code_points`]), so vouch never copies out more than 4 MB
+/// of code points at once. A longer one is read a piece at a time as far
+/// as the check reads ([`Transcoded::Start`]) when `max_bytes` is given and
+/// it is over it, else left to CPython's UTF-8 (then it is within the
+/// contract's limit, or not a whole reply).
 pub fn transcoded(s: &Bound<'_, PyString>, max_bytes: Option<usize>) -> PyResult<Transcoded> {
     if is_ascii(s)? {
         return Ok(Transcoded::Left);
