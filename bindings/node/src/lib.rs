@@ -374,7 +374,7 @@ pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vo
 /// The answer for a string over the contract's `max_bytes` from its first
 /// units (more than the limit's worth) and the length of its whole UTF-8:
 /// the start fed to a stream, the rest counted, not copied
-/// (`StreamCheck::feed_past_limit`): `check`'s verdict on the whole reply,
+/// (`Contract::check_start`): `check`'s verdict on the whole reply,
 /// the problems found within the limit and `too_large` with its exact size.
 pub(crate) fn check_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> Answered {
     // A high surrogate last may be half of a pair the copy cut: past the
@@ -384,14 +384,10 @@ pub(crate) fn check_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_
         _ => start,
     };
     with_text(start, |raw| {
-        let mut stream = contract.stream();
-        stream.feed(raw);
-        let verdict = if stream.feed_past_limit(utf8_len.saturating_sub(raw.len())) {
-            stream.finish()
-        } else {
-            // Not reached (the start is over the limit); were it, still a refusal by size.
-            contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1))
-        };
+        // The start is over the limit; were it not, still a refusal by size.
+        let verdict = contract
+            .check_start(raw.as_bytes(), utf8_len)
+            .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)));
         Answered::Line(vouch_bind::verdict_json(&verdict))
     })
 }

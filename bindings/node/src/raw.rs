@@ -188,33 +188,32 @@ unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result
 unsafe fn check_text(env: sys::napi_env, info: sys::napi_callback_info) -> Result<sys::napi_value, Failed> {
     // SAFETY: the callback's own.
     let (id, reply) = unsafe { arguments(env, info)? };
-    let max_bytes = registered(id, |c| c.limits().max_bytes).map_err(|_| NO_CONTRACT)?;
-    let answered = UNITS.with(|cell| -> Result<Answered, Failed> {
-        // Only ever borrowed here, around a pure check: were it taken, a buffer of its own.
-        let mut own = Vec::new();
-        let mut kept = cell.try_borrow_mut();
-        let units = match kept.as_deref_mut() {
-            Ok(units) => units,
-            Err(_) => &mut own,
-        };
-        units.clear();
-        // SAFETY: the callback's env and its argument.
-        let answered = match unsafe { append_utf16(env, reply, units, max_bytes)? } {
-            Units::NotText => return Err(NOT_A_REPLY),
-            Units::Whole(read) => {
-                let text = units.get(read).ok_or(NOT_A_REPLY)?;
-                registered(id, |c| check_utf16(c, text, vouch::Refusals::Unreported))
-            }
-            Units::Start { units: read, utf8_len } => {
-                let start = units.get(read).ok_or(NOT_A_REPLY)?;
-                registered(id, |c| check_utf16_start(c, start, utf8_len))
-            }
-        }
-        .map_err(|_| NO_CONTRACT);
-        // A long reply's room is not kept for the thread's life.
-        units.shrink_to(2 * ROOM);
-        answered
-    })?;
+    // One look in the registry: the string is read and checked inside it
+    // (reading it runs no JavaScript, so the registry is not entered again).
+    let answered = registered(id, |c| {
+        UNITS.with(|cell| -> Result<Answered, Failed> {
+            // Only ever borrowed here, around a pure check: were it taken, a buffer of its own.
+            let mut own = Vec::new();
+            let mut kept = cell.try_borrow_mut();
+            let units = match kept.as_deref_mut() {
+                Ok(units) => units,
+                Err(_) => &mut own,
+            };
+            units.clear();
+            // SAFETY: the callback's env and its argument.
+            let answered = match unsafe { append_utf16(env, reply, units, c.limits().max_bytes)? } {
+                Units::NotText => return Err(NOT_A_REPLY),
+                Units::Whole(read) => check_utf16(c, units.get(read).ok_or(NOT_A_REPLY)?, vouch::Refusals::Unreported),
+                Units::Start { units: read, utf8_len } => {
+                    check_utf16_start(c, units.get(read).ok_or(NOT_A_REPLY)?, utf8_len)
+                }
+            };
+            // A long reply's room is not kept for the thread's life.
+            units.shrink_to(2 * ROOM);
+            Ok(answered)
+        })
+    })
+    .map_err(|_| NO_CONTRACT)??;
     // SAFETY: the callback's env.
     unsafe { answer(env, answered) }
 }

@@ -78,14 +78,11 @@ impl Raw {
     /// The contract's whole verdict on this reply.
     fn verdict(&self, contract: &vouch::Contract) -> vouch::Verdict {
         if let Raw::Start { start, utf8_len } = self {
-            // The start fed, the rest counted: check's verdict on the whole reply.
-            let mut stream = contract.stream();
-            stream.feed(start);
-            if stream.feed_past_limit(utf8_len.saturating_sub(start.len())) {
-                return stream.finish();
-            }
-            // Not reached (the start is over the limit); were it, still a refusal by size.
-            return contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1));
+            // The start fed, the rest counted: check's verdict on the whole reply
+            // (the start is over the limit; were it not, still a refusal by size).
+            return contract
+                .check_start(start.as_bytes(), *utf8_len)
+                .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)));
         }
         // Python's str is UTF-8 here already: not validated twice.
         match self.text() {

@@ -85,23 +85,18 @@ fn stdin(max_bytes: usize) -> Result<Reply, String> {
 impl Reply {
     /// The contract's verdict on the reply. Over the limit, with its size
     /// known (a file): the core's verdict on the whole reply, the bytes read
-    /// fed and the rest counted (`StreamCheck::feed_past_limit`: the core
-    /// reads no further either), so a file gets what the bindings give the
+    /// fed and the rest counted (`Contract::check_start`: the core reads
+    /// no further either), so a file gets what the bindings give the
     /// same bytes. Over the limit, its size unknown (standard input, whose
     /// rest is not read): `too_large`, "at least N bytes".
     pub fn check(&self, contract: &Contract) -> vouch::Verdict {
         if !self.over {
             return contract.check(&self.bytes);
         }
-        let rest = self.size.and_then(|n| usize::try_from(n).ok()).map(|n| n.saturating_sub(self.bytes.len()));
-        if let Some(rest) = rest {
-            let mut stream = contract.stream();
-            stream.feed(&self.bytes);
-            if stream.feed_past_limit(rest) {
-                return stream.finish();
-            }
-        }
-        contract.refuse_too_large(self.bytes.len())
+        self.size
+            .and_then(|n| usize::try_from(n).ok())
+            .and_then(|len| contract.check_start(&self.bytes, len))
+            .unwrap_or_else(|| contract.refuse_too_large(self.bytes.len()))
     }
 }
 

@@ -263,7 +263,8 @@ fn one_byte_over_the_limit_is_too_large() {
 
 /// A reader that holds only a reply's start (and knows how long the rest
 /// is) gets `check`'s verdict on the whole reply: the start fed, the rest
-/// counted with `feed_past_limit`, wherever past the limit the start ends.
+/// counted with `feed_past_limit` (and `check_start`, which does both),
+/// wherever past the limit the start ends.
 /// Problems certain within the limit, invalid UTF-8 before and after it, and
 /// characters the limit or the cut falls inside all come out as `check`'s.
 #[test]
@@ -297,10 +298,12 @@ fn the_rest_of_a_reply_past_the_limit_is_counted_not_read() {
             stream.feed(&raw[..k]);
             if k <= 64 {
                 assert!(!stream.feed_past_limit(raw.len() - k), "within the limit at {k}");
+                assert_eq!(c.check_start(&raw[..k], raw.len()), None, "within the limit at {k}");
                 continue;
             }
             assert!(stream.feed_past_limit(raw.len() - k));
             assert_eq!(stream.finish(), whole, "fed {k} of {} bytes", raw.len());
+            assert_eq!(c.check_start(&raw[..k], raw.len()).as_ref(), Some(&whole), "{k} of {}", raw.len());
         }
     }
 }

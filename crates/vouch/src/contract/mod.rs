@@ -704,6 +704,32 @@ impl Contract {
         )
     }
 
+    /// [`Contract::check`]'s verdict on a reply of `len` bytes of which only
+    /// `start` is held, where `start` alone decides it: the whole reply
+    /// (`len` is `start`'s length), or a start over `max_bytes` (past the
+    /// limit nothing is read: the problems certain within it, then
+    /// `too_large` with `len`). For a reader that knows a reply's size
+    /// without holding it all: a file's length, a string's length in a
+    /// binding. `None` where the bytes not held would be read.
+    ///
+    /// ```
+    /// let contract =
+    ///     vouch::Contract::from_json_str(r#"{"type": "object", "x-vouch": {"limits": {"max_bytes": 8}}}"#)?;
+    /// let reply = r#"{"a": 1, "b": 2}"#;
+    /// assert_eq!(contract.check_start(&reply.as_bytes()[..9], reply.len()), Some(contract.check(reply)));
+    /// assert_eq!(contract.check_start(&reply.as_bytes()[..5], reply.len()), None);
+    /// # Ok::<(), vouch::CompileError>(())
+    /// ```
+    #[must_use]
+    pub fn check_start(&self, start: &[u8], len: usize) -> Option<Verdict> {
+        if len == start.len() {
+            return Some(self.check(start));
+        }
+        let mut stream = self.stream();
+        stream.feed(start);
+        stream.feed_past_limit(len.saturating_sub(start.len())).then(|| stream.finish())
+    }
+
     /// The refusal [`Contract::check`] gives a reply of `len` bytes or more
     /// over `max_bytes`, for a reader that stops at the limit (it read
     /// `len` = `max_bytes + 1` bytes and left the rest unread): `too_large`,
