@@ -11,6 +11,9 @@ export declare class NativeContract {
   /**
    * Check one reply and keep the whole verdict (its re-ask message, its
    * vouched text): what `check`'s answer leaves to be asked for.
+   * A string is read as `checkText` reads it, so both give one verdict,
+   * and one over the contract's `max_bytes` is copied only as far as the
+   * check reads.
    */
   verdict(raw: string | Buffer): NativeVerdict
   /**

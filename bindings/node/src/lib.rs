@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::cell::RefCell;
 
 use napi::bindgen_prelude::{
-    Array, AsyncTask, BufferSlice, Either, Env, Latin1String, Result, Task, Uint8Array, Utf16String,
+    Array, AsyncTask, BufferSlice, Either, Env, Latin1String, Result, Task, Uint8Array, Unknown,
 };
 use napi_derive::napi;
 
@@ -377,18 +377,27 @@ pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vo
 /// (`Contract::check_start`): `check`'s verdict on the whole reply,
 /// the problems found within the limit and `too_large` with its exact size.
 pub(crate) fn check_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> Answered {
-    // A high surrogate last may be half of a pair the copy cut: past the
-    // limit either way (the units before it are more than the limit's worth).
-    let start = match start.split_last() {
+    Answered::Line(vouch_bind::verdict_json(&verdict_utf16_start(contract, start, utf8_len)))
+}
+
+/// The first units of a string over the limit, without a high surrogate
+/// last: it may be half of a pair the copy cut. The units before it are
+/// more than the limit's worth, so the reply is past the limit either way,
+/// and the dropped unit is counted with the rest (in the whole's length).
+pub(crate) fn uncut(start: &[u16]) -> &[u16] {
+    match start.split_last() {
         Some((unit, rest)) if (0xD800..0xDC00).contains(unit) => rest,
         _ => start,
-    };
-    with_text(start, |raw| {
+    }
+}
+
+/// [`check_utf16_start`]'s verdict, whole.
+pub(crate) fn verdict_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> vouch::Verdict {
+    with_text(uncut(start), |raw| {
         // The start is over the limit; were it not, still a refusal by size.
-        let verdict = contract
+        contract
             .check_start(raw.as_bytes(), utf8_len)
-            .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)));
-        Answered::Line(vouch_bind::verdict_json(&verdict))
+            .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)))
     })
 }
 
@@ -518,13 +527,16 @@ impl NativeContract {
 
     /// Check one reply and keep the whole verdict (its re-ask message, its
     /// vouched text): what `check`'s answer leaves to be asked for.
-    #[napi]
-    pub fn verdict(&self, raw: Either<Utf16String, BufferSlice<'_>>) -> NativeVerdict {
-        // A string is read as `checkText` reads it, so both give one verdict.
-        verdict(match raw {
-            Either::A(text) => with_text(&text, |t| self.inner.check_str(t)),
-            Either::B(bytes) => self.inner.check(&*bytes),
-        })
+    /// A string is read as `checkText` reads it, so both give one verdict,
+    /// and one over the contract's `max_bytes` is copied only as far as the
+    /// check reads.
+    #[napi(ts_args_type = "raw: string | Buffer")]
+    pub fn verdict(&self, env: Env, raw: Unknown<'_>) -> Result<NativeVerdict> {
+        use napi::JsValue;
+        #[allow(unsafe_code)]
+        // SAFETY: this call's env and its argument.
+        let whole = unsafe { raw::whole_verdict(env.raw(), raw.raw(), &self.inner) };
+        whole.map(verdict).map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))
     }
 
     /// Check many replies on a worker thread (all cores), in order; the
@@ -543,7 +555,10 @@ impl NativeContract {
     /// A check of one reply fed piece by piece as it streams.
     #[napi]
     pub fn stream(&self) -> NativeStream {
-        NativeStream { inner: vouch_bind::Stream::new(Arc::clone(&self.inner)) }
+        NativeStream {
+            inner: vouch_bind::Stream::new(Arc::clone(&self.inner)),
+            max_bytes: self.inner.limits().max_bytes,
+        }
     }
 
     /// Plain-language instructions for the model, from the same contract.
@@ -601,6 +616,8 @@ fn progress_name(p: vouch::Progress) -> &'static str {
 #[napi]
 pub struct NativeStream {
     inner: vouch_bind::Stream,
+    /// The contract's `max_bytes`: a string piece over it is copied only as far as the check reads.
+    max_bytes: usize,
 }
 
 #[napi]
@@ -608,9 +625,13 @@ impl NativeStream {
     /// Feed the next piece (any size; a character split across pieces is
     /// fine): `"pending"` while some completion could still be accepted,
     /// `"refused"` once none can.
-    #[napi(ts_return_type = "'pending' | 'refused'")]
-    pub fn feed(&mut self, piece: Either<String, BufferSlice<'_>>) -> &'static str {
-        progress_name(self.inner.feed(bytes(&piece)))
+    #[napi(ts_args_type = "piece: string | Buffer", ts_return_type = "'pending' | 'refused'")]
+    pub fn feed(&mut self, env: Env, piece: Unknown<'_>) -> Result<&'static str> {
+        use napi::JsValue;
+        #[allow(unsafe_code)]
+        // SAFETY: this call's env and its argument.
+        let fed = unsafe { raw::feed(env.raw(), piece.raw(), &mut self.inner, self.max_bytes) };
+        fed.map(progress_name).map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))
     }
 
     /// `"pending"` or `"refused"`.

@@ -20,7 +20,8 @@ use std::ptr;
 use napi::sys;
 
 use crate::{
-    check_raw, check_utf16, check_utf16_start, registered, Answered, Copied, Owned, PASSED_AS_SENT, REFUSED_UNREPORTED,
+    check_raw, check_utf16, check_utf16_start, registered, uncut, verdict_utf16_start, with_text, Answered, Copied,
+    Owned, PASSED_AS_SENT, REFUSED_UNREPORTED,
 };
 
 thread_local! {
@@ -230,6 +231,61 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
     let answered = registered(id, |c| check_raw(c, raw, vouch::Refusals::Unreported)).map_err(|_| NO_CONTRACT)?;
     // SAFETY: the callback's env.
     unsafe { answer(env, answered) }
+}
+
+/// The whole verdict on one reply, a string or a Buffer (`verdict`: what a
+/// verdict looks up again when its re-ask or its text is asked for), read
+/// as `checkText` and `checkBytes` read it.
+///
+/// # Safety
+/// `env` is the calling callback's, `value` a value it was given.
+pub(crate) unsafe fn whole_verdict(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    contract: &vouch::Contract,
+) -> Result<vouch::Verdict, Failed> {
+    let mut units = Vec::new();
+    // SAFETY: the callback's env and its argument.
+    Ok(match unsafe { append_utf16(env, value, &mut units, contract.limits().max_bytes)? } {
+        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |raw| contract.check_str(raw)),
+        Units::Start { units: read, utf8_len } => {
+            verdict_utf16_start(contract, units.get(read).ok_or(NOT_A_REPLY)?, utf8_len)
+        }
+        // SAFETY: as above; read before any JavaScript runs.
+        Units::NotText => contract.check(unsafe { buffer_bytes(env, value)? }),
+    })
+}
+
+/// Feeds one piece, a string or a Buffer (in place), to `stream`. A string
+/// over `max_bytes` alone is copied only as far as the check reads: its
+/// start fed, the rest counted.
+///
+/// # Safety
+/// `env` is the calling callback's, `value` a value it was given.
+pub(crate) unsafe fn feed(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    stream: &mut vouch_bind::Stream,
+    max_bytes: usize,
+) -> Result<vouch::Progress, Failed> {
+    let mut units = Vec::new();
+    // SAFETY: the callback's env and its argument.
+    Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
+        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |piece| stream.feed(piece.as_bytes())),
+        Units::Start { units: read, utf8_len } => {
+            let fed = with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |piece| {
+                stream.feed(piece.as_bytes());
+                piece.len()
+            });
+            // The start alone is past the limit (more than `max_bytes` units, each a byte at least).
+            if !stream.feed_past_limit(utf8_len.saturating_sub(fed)) {
+                return Err(c"vouch: internal error reading a piece");
+            }
+            stream.progress()
+        }
+        // SAFETY: as above; read before any JavaScript runs.
+        Units::NotText => stream.feed(unsafe { buffer_bytes(env, value)? }),
+    })
 }
 
 /// `checkMany`'s replies copied off the JavaScript heap: each string's
