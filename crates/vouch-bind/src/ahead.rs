@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use vouch::{Contract, Verdict};
 
@@ -118,7 +118,8 @@ impl<R: Reply> CheckAhead<R> {
             next: 0,
             arrived: VecDeque::new(),
             queue: Arc::new(Mutex::new(Queue { jobs: VecDeque::new(), workers: 0 })),
-            max_workers: workers_beside(rayon::current_num_threads()),
+            max_workers: pool()
+                .map_or_else(|| workers_beside(rayon::current_num_threads()), rayon::ThreadPool::current_num_threads),
             done,
             back,
         }
@@ -203,7 +204,7 @@ impl<R: Reply> CheckAhead<R> {
         };
         if start_one {
             let (queue, contract, done) = (Arc::clone(&self.queue), Arc::clone(&self.contract), self.done.clone());
-            rayon::spawn(move || drain(&queue, &contract, &done));
+            spawn(move || drain(&queue, &contract, &done));
         }
     }
 }
@@ -218,6 +219,35 @@ impl<R: Reply> CheckAhead<R> {
 /// the caller, 2.24 M/s with one.
 fn workers_beside(threads: usize) -> usize {
     threads.saturating_sub(1).max(1)
+}
+
+/// The pool chunks are checked on: its own, of [`workers_beside`] the
+/// global pool's threads (`RAYON_NUM_THREADS`, else one per core), so that
+/// every thread it has is one a caller's chunks keep busy. On rayon's
+/// global pool the one thread no task was given did not sleep: woken by
+/// each spawn, it looked for work and yielded, over and over, and took the
+/// core from the caller and the task in turn (Python's `check_many` on 2
+/// cores, 2026-12-07: 12–16 involuntary context switches a pool thread
+/// per call of 500 replies; none with a pool of one).
+/// `None` if its threads could not be started: then the global pool.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(workers_beside(rayon::current_num_threads()))
+            .thread_name(|i| format!("vouch-check-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// `task` on [`pool`].
+fn spawn(task: impl FnOnce() + Send + 'static) {
+    match pool() {
+        Some(pool) => pool.spawn(task),
+        None => rayon::spawn(task),
+    }
 }
 
 /// A pool task: checks the first chunk in the queue until none is left.
@@ -315,9 +345,9 @@ mod tests {
         // Every pool thread held at a gate first (the pool takes spawned
         // tasks in order), so no task takes a chunk before the drop.
         let gate = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
-        for _ in 0..rayon::current_num_threads() {
+        for _ in 0..pool().map_or_else(rayon::current_num_threads, rayon::ThreadPool::current_num_threads) {
             let gate = Arc::clone(&gate);
-            rayon::spawn(move || {
+            spawn(move || {
                 let (open, opened) = &*gate;
                 let mut is_open = lock(open);
                 while !*is_open {
@@ -382,6 +412,8 @@ mod tests {
         let most = counts.1.load(std::sync::atomic::Ordering::SeqCst);
         let threads = rayon::current_num_threads();
         assert!(most <= workers_beside(threads), "{most} pool threads checked at once, of {threads}");
+        // The pool has no thread more than its tasks: an idle one would spin.
+        assert_eq!(pool().map(rayon::ThreadPool::current_num_threads), Some(workers_beside(threads)));
         assert_eq!((workers_beside(1), workers_beside(2), workers_beside(8)), (1, 1, 7));
     }
 
