@@ -1,4 +1,4 @@
-//! [`CheckAhead`]: many replies checked on rayon's pool while the calling
+//! [`CheckAhead`]: many replies checked on a pool while the calling
 //! thread is still handing them over and wrapping the verdicts already made.
 //!
 //! A binding's own work per reply (reading a string out of its runtime,
@@ -61,8 +61,8 @@ struct Queue<R> {
     workers: usize,
 }
 
-/// Replies checked ahead of the caller, on rayon's pool, handed back in the
-/// order they were pushed.
+/// Replies checked ahead of the caller, on a pool of their own (one thread
+/// fewer than the cores), handed back in the order they were pushed.
 ///
 /// The caller [`push`](Self::push)es replies, takes what is [`ready`](Self::ready)
 /// (in order) whenever it likes, calls [`finish`](Self::finish) after the last,
@@ -227,7 +227,7 @@ fn workers_beside(threads: usize) -> usize {
 /// global pool the one thread no task was given did not sleep: woken by
 /// each spawn, it looked for work and yielded, over and over, and took the
 /// core from the caller and the task in turn (Python's `check_many` on 2
-/// cores, 2026-12-07: 12–16 involuntary context switches a pool thread
+/// cores, 2026-12-07: 11–16 involuntary context switches a pool thread
 /// per call of 500 replies; none with a pool of one).
 /// `None` if its threads could not be started: then the global pool.
 fn pool() -> Option<&'static rayon::ThreadPool> {

@@ -39,7 +39,7 @@ mod stream;
 
 pub use ahead::{CheckAhead, Chunk, Reply};
 pub use build::{build, build_as_sent, build_value, Build};
-pub use rounds::{Rounds, RoundsError, Step};
+pub use rounds::{Rounds, RoundsError, Step, MAX_ROUNDS};
 pub use stream::Stream;
 
 use rayon::prelude::*;
