@@ -58,6 +58,26 @@ test("rounds: every round refused, the last good value is returned, marked", asy
   }
 });
 
+test("rounds: a reply refused for its size is not sent back, only the re-ask saying how large", async () => {
+  const small = new Contract({ type: "object", "x-vouch": { limits: { max_bytes: 64 } } });
+  const big = JSON.stringify({ note: "x".repeat(100) });
+  const fake = await fakeModel([big, "[1]", "{}"]);
+  try {
+    const got = await rounds(small, callWith(fake.baseURL), { maxRounds: 3, messages: [{ role: "user", content: "Look." }] });
+    assert.equal(got.outcome, "accepted");
+    const [, second, third] = fake.seen.map((s) => s.messages);
+    assert.deepEqual(second.slice(2), [{ role: "user", content: small.check(big).reask() }]);
+    assert.match(second[2].content, /expected at most 64 bytes/);
+    // A refusal within the limit is sent back as ever.
+    assert.deepEqual(third.slice(3), [
+      { role: "assistant", content: "[1]" },
+      { role: "user", content: small.check("[1]").reask() },
+    ]);
+  } finally {
+    await fake.close();
+  }
+});
+
 test("rounds: no fallback, a fallback the contract refuses, a finding, and a bad budget", async () => {
   const fake = await fakeModel(["{}", "{}", FOUND]);
   try {

@@ -55,6 +55,21 @@ def test_refused_replies_are_asked_again_in_the_core_s_words(fake_model: Any) ->
     assert [v.outcome for v in outcome.rounds] == ["refused", "refused", "accepted"]
 
 
+def test_a_reply_refused_for_its_size_is_not_sent_back(fake_model: Any) -> None:
+    small = vouch.Contract({"type": "object", "x-vouch": {"limits": {"max_bytes": 64}}})
+    big = '{"note": "' + "x" * 100 + '"}'
+    fake = fake_model([big, "[1]", "{}"])
+    client = OpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)
+    outcome = vouch.rounds(small, _call(client), max_rounds=3, messages=ASK)
+    assert (outcome.outcome, len(outcome.rounds)) == ("accepted", 3)
+    _, second, third = fake.seen
+    # Only the re-ask, which says how large it was: the reply would cost the next round as much again.
+    assert second[2:] == [{"role": "user", "content": small.check(big).reask()}]
+    assert "expected at most 64 bytes" in second[2]["content"]
+    # A refusal within the limit is sent back as ever.
+    assert third[3:] == [{"role": "assistant", "content": "[1]"}, {"role": "user", "content": small.check("[1]").reask()}]
+
+
 def test_every_round_refused_keeps_the_last_good_value_marked(fake_model: Any) -> None:
     fake = fake_model(["{}", "[]"])
     client = OpenAI(base_url=fake.url, api_key="sk-test", max_retries=0)

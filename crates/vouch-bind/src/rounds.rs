@@ -30,7 +30,8 @@ pub enum Step {
     /// the conversation and call the model again.
     AskAgain {
         /// The model's refused reply, as the assistant's message (`None`
-        /// when it sent nothing).
+        /// when it sent nothing, or when it was refused for its size:
+        /// [`vouch::echoes_refused_reply`]).
         assistant: Option<String>,
         /// The re-ask, as the user's message: [`vouch::Refused::reask_text`].
         user: String,
@@ -103,8 +104,11 @@ impl Rounds {
             Verdict::Accepted(_) => Step::Done,
             Verdict::Refused(_) if self.verdicts.len() + 1 >= self.max_rounds => Step::Done,
             Verdict::Refused(refused) => {
-                let text = String::from_utf8_lossy(raw);
-                let assistant = (!text.trim().is_empty()).then(|| text.into_owned());
+                // Not sent back: nothing, or a reply refused for its size.
+                let assistant = vouch::echoes_refused_reply(refused.problems.iter().map(|p| p.code))
+                    .then(|| String::from_utf8_lossy(raw))
+                    .filter(|text| !text.trim().is_empty())
+                    .map(std::borrow::Cow::into_owned);
                 Step::AskAgain { assistant, user: refused.reask_text() }
             }
         };
@@ -210,6 +214,22 @@ mod tests {
         assert_eq!(assistant, None, "nothing sent: no assistant message");
         assert_eq!(r.reply(br#"{"productPresent": false}"#), Step::Done);
         assert_eq!((r.outcome(), r.source(), r.verdicts().len()), ("accepted", Some("model"), 3));
+    }
+
+    #[test]
+    fn a_reply_refused_for_its_size_is_not_sent_back() {
+        let limited = crate::compile(br#"{"type":"object","x-vouch":{"limits":{"max_bytes":64}}}"#);
+        let Ok(contract) = limited.map(Arc::new) else { panic!("no contract") };
+        let Ok(mut r) = Rounds::new(Arc::clone(&contract), 3, None) else { panic!("no rounds") };
+        let big = format!(r#"{{"s": "{}"}}"#, "x".repeat(100));
+        let Step::AskAgain { assistant, user } = r.reply(big.as_bytes()) else { panic!("done") };
+        assert_eq!(assistant, None, "a too_large reply is not echoed");
+        let Verdict::Refused(refused) = contract.check(big.as_bytes()) else { panic!("accepted") };
+        assert_eq!(user, refused.reask_text(), "the re-ask says how large it was");
+        assert!(user.contains("at most 64 bytes"), "{user}");
+        // Within the limit, a refused reply is sent back as ever.
+        let Step::AskAgain { assistant, .. } = r.reply(b"[1]") else { panic!("done") };
+        assert_eq!(assistant.as_deref(), Some("[1]"));
     }
 
     #[test]

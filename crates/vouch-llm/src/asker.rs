@@ -540,7 +540,12 @@ impl Asker {
                         .prompt_tokens
                         .unwrap_or(next_prompt_floor)
                         .saturating_add(usage.completion_tokens.unwrap_or(0));
-                    if let Some(reply) = reply {
+                    // A reply refused for its size is not sent back (the core's rule).
+                    let contract_codes = round_problems.iter().filter_map(|p| match p {
+                        AskProblem::Contract(p) => Some(p.code),
+                        AskProblem::Upstream(_) => None,
+                    });
+                    if let Some(reply) = reply.filter(|_| vouch::echoes_refused_reply(contract_codes)) {
                         exchange.conversation.push(message_json(&Message::assistant(reply)));
                     }
                     exchange.conversation.push(message_json(&Message::user(reask_text(&round_problems))));

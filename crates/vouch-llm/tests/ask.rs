@@ -259,6 +259,34 @@ async fn the_reask_lists_every_problem_in_plain_words_in_the_same_conversation()
 }
 
 #[tokio::test]
+async fn a_reply_refused_for_its_size_is_not_sent_back_in_the_next_round() {
+    // The plate contract held to 256 bytes: a reply over it is refused as too_large, and
+    // echoing it would cost the next round its whole length in input tokens.
+    let mut doc = plate_contract().document().clone();
+    doc["x-vouch"]["limits"] = json!({"max_bytes": 256});
+    let contract = vouch::Contract::from_json_str(&doc.to_string()).unwrap();
+    let big = format!(r#"{{"productPresent": true, "note": "{}"}}"#, "x".repeat(400));
+    let fake = Fake::start(vec![Step::reply(&big), Step::reply("{}"), Step::reply(CLEAN_PLATE)]);
+    let mut c = config(&fake.base_url);
+    c.rounds = 3;
+    let o = Asker::new(contract, c).unwrap().ask(ask_plate()).await;
+    assert!(o.is_pass(), "{:#?}", o.problems);
+    assert!(o.rounds[0].problems().iter().any(|p| p.code() == "too_large"), "{:#?}", o.rounds[0].problems());
+    let seen = fake.seen();
+    let second = seen[1].messages();
+    assert_eq!(second.len(), 3, "the question, then the re-ask alone: {second:#?}");
+    assert_eq!(second[1], seen[0].messages()[1], "the same question");
+    assert_eq!(second[2]["role"], "user");
+    let reask = second[2]["content"].as_str().unwrap();
+    assert!(reask.contains("(root): expected at most 256 bytes"), "{reask}");
+    assert!(!reask.contains(&"x".repeat(400)), "the reply is not quoted in the re-ask");
+    // A refusal within the limit is sent back as ever.
+    let third = seen[2].messages();
+    assert_eq!(third.len(), 5, "{third:#?}");
+    assert_eq!(third[3], json!({"role": "assistant", "content": "{}"}));
+}
+
+#[tokio::test]
 async fn the_round_cap_holds() {
     let fake = Fake::start(vec![Step::reply("{}"); 5]);
     let o = asker(&fake.base_url, |c| c.rounds = 3).ask(ask_plate()).await;

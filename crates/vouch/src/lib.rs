@@ -78,7 +78,7 @@ pub use format::Format;
 pub use handover::HandOverError;
 pub use problem::{Finding, Position, Problem, ProblemClass, ProblemCode, Repair};
 pub use read::{read_json, read_json_string, JsonError, Limits, Unwrap};
-pub use reask::{problem_line, reask_line, reask_text, REPLY_ONLY};
+pub use reask::{echoes_refused_reply, problem_line, reask_line, reask_text, REPLY_ONLY};
 pub use verdict::{Accepted, Brief, Refusals, Refused, Verdict};
 pub use write::{to_json_pretty, to_json_string};
 

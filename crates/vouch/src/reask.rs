@@ -54,3 +54,22 @@ pub fn reask_text(lines: impl IntoIterator<Item = String>) -> String {
     out.push_str(REPLY_ONLY);
     out
 }
+
+/// Whether a refused reply goes back to the model, as the assistant's
+/// message before the re-ask, from its problems' codes: not when it was
+/// refused for its size (`too_large`). Sent back, such a reply would cost
+/// the next round as many input tokens again as the contract refused to
+/// read (past a provider's context window, a round lost to an error),
+/// where the re-ask alone says how large it was and how large it may be.
+/// Every surface that asks again (vouch-llm, the gateway, the bindings'
+/// rounds) asks this.
+///
+/// ```
+/// use vouch::ProblemCode;
+/// assert!(vouch::echoes_refused_reply([ProblemCode::Missing, ProblemCode::WrongType]));
+/// assert!(!vouch::echoes_refused_reply([ProblemCode::WrongType, ProblemCode::TooLarge]));
+/// ```
+#[must_use]
+pub fn echoes_refused_reply(codes: impl IntoIterator<Item = ProblemCode>) -> bool {
+    codes.into_iter().all(|code| code != ProblemCode::TooLarge)
+}
