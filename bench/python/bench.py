@@ -154,15 +154,13 @@ def main() -> None:
         replies,
     )
     # check_many on one core and on two (the process pinned, RAYON_NUM_THREADS
-    # the core count), then one and two pool threads on two cores (the thread
-    # holding the GIL works beside the pool, which checks on one thread fewer
-    # than it has, at least one: on two cores both rows run one pool task).
-    # Three rounds, the settings taking turns, each keeping its best: one
+    # the core count; check_many's pool has one thread fewer, at least one,
+    # and the thread holding the GIL works beside it). Three rounds, the settings taking turns, each keeping its best: one
     # process after another, a slow spell of the shared host otherwise
     # falls on one setting and moves the ratio more than the setting does.
     many: Dict[str, List[float]] = {}
     for _ in range(3):
-        for key, cores, threads in (("1", 1, 1), ("2", 2, 2), ("1 thread", 2, 1)):
+        for key, cores, threads in (("1", 1, 1), ("2", 2, 2)):
             env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
             out = subprocess.run([sys.executable, __file__, "--many", str(corpus), str(contracts), str(cores)], env=env, capture_output=True, text=True, check=True)
             got = json.loads(out.stdout)
