@@ -49,7 +49,11 @@ export declare class NativeRounds {
    * the caller's own system message, if any.
    */
   systemMessage(callersOwn?: string | undefined | null): string
-  /** Check the reply: `null` when done, else the messages to add. */
+  /**
+   * Check the reply: `null` when done, else the messages to add. A
+   * string over the contract's `max_bytes` is copied only as far as the
+   * check reads (it is never sent back).
+   */
   reply(raw: string | Buffer): AskAgain | null
   /** `"accepted"` or `"refused"` (also when the fallback is returned). */
   get outcome(): 'accepted' | 'refused'

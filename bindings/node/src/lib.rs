@@ -708,12 +708,18 @@ impl NativeRounds {
         vouch_bind::system_message(&self.inner.contract().prompt(), callers_own.as_deref())
     }
 
-    /// Check the reply: `null` when done, else the messages to add.
-    #[napi]
-    pub fn reply(&mut self, raw: Either<String, BufferSlice<'_>>) -> Option<AskAgain> {
-        match self.inner.reply(bytes(&raw)) {
-            vouch_bind::Step::Done => None,
-            vouch_bind::Step::AskAgain { assistant, user } => Some(AskAgain { assistant, user }),
+    /// Check the reply: `null` when done, else the messages to add. A
+    /// string over the contract's `max_bytes` is copied only as far as the
+    /// check reads (it is never sent back).
+    #[napi(ts_args_type = "raw: string | Buffer")]
+    pub fn reply(&mut self, env: Env, raw: Unknown<'_>) -> Result<Option<AskAgain>> {
+        use napi::JsValue;
+        #[allow(unsafe_code)]
+        // SAFETY: this call's env and its argument.
+        let step = unsafe { raw::rounds_reply(env.raw(), raw.raw(), &mut self.inner) };
+        match step.map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))? {
+            vouch_bind::Step::Done => Ok(None),
+            vouch_bind::Step::AskAgain { assistant, user } => Ok(Some(AskAgain { assistant, user })),
         }
     }
 

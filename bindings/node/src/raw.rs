@@ -288,6 +288,30 @@ pub(crate) unsafe fn feed(
     })
 }
 
+/// One round's reply, a string or a Buffer (in place), given to `rounds`:
+/// a string over the contract's `max_bytes` is copied only as far as the
+/// check reads (`Rounds::reply_past_limit`: such a reply is never sent back).
+///
+/// # Safety
+/// `env` is the calling callback's, `value` a value it was given.
+pub(crate) unsafe fn rounds_reply(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    rounds: &mut vouch_bind::Rounds,
+) -> Result<vouch_bind::Step, Failed> {
+    let max_bytes = rounds.contract().limits().max_bytes;
+    let mut units = Vec::new();
+    // SAFETY: the callback's env and its argument.
+    Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
+        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |raw| rounds.reply(raw.as_bytes())),
+        Units::Start { units: read, utf8_len } => with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |start| {
+            rounds.reply_past_limit(start.as_bytes(), utf8_len)
+        }),
+        // SAFETY: as above; read before any JavaScript runs.
+        Units::NotText => rounds.reply(unsafe { buffer_bytes(env, value)? }),
+    })
+}
+
 /// `checkMany`'s replies copied off the JavaScript heap: each string's
 /// UTF-16 units into one buffer for the batch (`append_utf16`: no
 /// allocation per reply), each Buffer's bytes.

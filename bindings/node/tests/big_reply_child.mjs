@@ -2,7 +2,7 @@
 // (a flat string, two bytes of UTF-8 each) raised the process's peak resident memory (MB),
 // the reply's size in bytes, and what the call answered, as JSON. One call a process: a
 // peak is never lowered.
-import { Contract } from "vouch";
+import { Contract, rounds } from "vouch";
 
 const [op, mb] = process.argv.slice(2);
 // A limit of 64 KiB: the most any call may copy of the reply is a few times that.
@@ -28,6 +28,10 @@ async function call(reply) {
       return (await contract.checkMany([reply]))[0].toJSON();
     case "reask":
       return contract.check(reply).reask();
+    case "rounds": {
+      const out = await rounds(contract, async () => reply, { maxRounds: 1, messages: [{ role: "user", content: "?" }] });
+      return out.rounds[0].toJSON();
+    }
     case "stream": {
       const live = contract.stream();
       live.feed(reply);

@@ -396,8 +396,9 @@ test("a string over max_bytes is refused from its start: check's verdict, the re
   // of its own for each call (`big_reply_child.mjs`: a peak is never lowered): refused
   // with its exact size, and the call copies no more of it than the check reads (the
   // peak rose by under 1 MB). Before, `reask` (the whole verdict, looked up again from
-  // the string) and a stream's `feed` read it whole: the peak rose by 256 and 128 MB.
-  for (const op of ["check", "checkMany", "reask", "stream"]) {
+  // the string), a stream's `feed` and a round's reply read it whole: the peak rose by
+  // 256, 128 and 128 MB.
+  for (const op of ["check", "checkMany", "reask", "stream", "rounds"]) {
     const out = spawnSync(process.execPath, [BIG_CHILD, op, "64"], { encoding: "utf8", maxBuffer: 2 ** 24 });
     assert.equal(out.status, 0, out.stderr);
     const { grew, size, answer } = JSON.parse(out.stdout);

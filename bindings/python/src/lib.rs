@@ -1009,9 +1009,14 @@ impl Rounds {
     /// messages to add before calling again (`assistant` is `None` when the
     /// model sent nothing).
     fn reply(&mut self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>) -> PyResult<Option<(Option<String>, String)>> {
-        let r = raw(raw_reply, "the reply", None)?;
+        // A `str` far over the limit is read only as far as the check reads (it is never sent back).
+        let r = raw(raw_reply, "the reply", Some(self.inner.contract().limits().max_bytes))?;
         let inner = &mut self.inner;
-        Ok(match py.detach(|| inner.reply(r.as_ref())) {
+        let step = py.detach(|| match &r {
+            Raw::Start { start, utf8_len } => inner.reply_past_limit(start.as_bytes(), *utf8_len),
+            r => inner.reply(r.as_ref()),
+        });
+        Ok(match step {
             vouch_bind::Step::Done => None,
             vouch_bind::Step::AskAgain { assistant, user } => Some((assistant, user)),
         })

@@ -149,6 +149,16 @@ def test_a_str_far_over_max_bytes_is_read_only_as_far_as_the_check_reads() -> No
         assert peak < 768 * 1024, peak
         assert stream.received == len(raw.encode())
         assert stream.finish().to_json() == contract.check(raw.encode()).to_json()
+    # A round's reply the same way (it is never sent back: the re-ask alone follows).
+    for raw in raws:
+        tracemalloc.start()
+        try:
+            outcome = vouch.rounds(contract, lambda messages: raw, max_rounds=1)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 768 * 1024, peak
+        assert outcome.rounds[0].to_json() == contract.check(raw.encode()).to_json()
     # A lone surrogate far past the limit: the str has no UTF-8, as before.
     for check in (contract.check, lambda r: contract.check_many([r])):
         with pytest.raises(UnicodeEncodeError):

@@ -100,6 +100,27 @@ impl Rounds {
             return Step::Done;
         }
         let verdict = self.contract.check(raw);
+        self.step(verdict, raw)
+    }
+
+    /// [`reply`](Self::reply) for a reply over the contract's `max_bytes`
+    /// of which only the `start` is held, `len` bytes long in all
+    /// (`Contract::check_start`): a binding that never copies such a reply
+    /// whole. Its verdict is `check`'s on the whole reply (`too_large` among
+    /// its problems), so it is never sent back and the rest is never needed.
+    pub fn reply_past_limit(&mut self, start: &[u8], len: usize) -> Step {
+        if self.is_done() {
+            return Step::Done;
+        }
+        let contract = &self.contract;
+        let verdict = contract
+            .check_start(start, len)
+            .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)));
+        self.step(verdict, start)
+    }
+
+    /// What comes after `verdict` on the reply `raw`.
+    fn step(&mut self, verdict: Verdict, raw: &[u8]) -> Step {
         let step = match &verdict {
             Verdict::Accepted(_) => Step::Done,
             Verdict::Refused(_) if self.verdicts.len() + 1 >= self.max_rounds => Step::Done,
@@ -230,6 +251,25 @@ mod tests {
         // Within the limit, a refused reply is sent back as ever.
         let Step::AskAgain { assistant, .. } = r.reply(b"[1]") else { panic!("done") };
         assert_eq!(assistant.as_deref(), Some("[1]"));
+    }
+
+    #[test]
+    fn a_reply_past_the_limit_held_only_in_part_is_judged_as_if_whole() {
+        let limited = crate::compile(br#"{"type":"object","x-vouch":{"limits":{"max_bytes":64}}}"#);
+        let Ok(contract) = limited.map(Arc::new) else { panic!("no contract") };
+        let big = format!(r#"{{"s": "{}"}}"#, "x".repeat(1000));
+        let (Ok(mut whole), Ok(mut part)) =
+            (Rounds::new(Arc::clone(&contract), 2, None), Rounds::new(Arc::clone(&contract), 2, None))
+        else {
+            panic!("no rounds")
+        };
+        let start = big.as_bytes().get(..65).unwrap_or_default();
+        assert_eq!(part.reply_past_limit(start, big.len()), whole.reply(big.as_bytes()));
+        assert!(matches!(part.reply_past_limit(start, big.len()), Step::Done));
+        assert_eq!(part.verdicts().len(), 2);
+        for (a, b) in part.verdicts().iter().zip(whole.verdicts()) {
+            assert_eq!(crate::verdict_json(a), crate::verdict_json(b));
+        }
     }
 
     #[test]
