@@ -1007,7 +1007,7 @@ impl Rounds {
 
     /// Check the reply; `None` when done, else `(assistant, user)`: the
     /// messages to add before calling again (`assistant` is `None` when the
-    /// model sent nothing).
+    /// model sent nothing, or when the reply was refused for its size).
     fn reply(&mut self, py: Python<'_>, raw_reply: &Bound<'_, PyAny>) -> PyResult<Option<(Option<String>, String)>> {
         // A `str` far over the limit is read only as far as the check reads (it is never sent back).
         let r = raw(raw_reply, "the reply", Some(self.inner.contract().limits().max_bytes))?;
