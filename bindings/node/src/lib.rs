@@ -393,12 +393,7 @@ pub(crate) fn uncut(start: &[u16]) -> &[u16] {
 
 /// [`check_utf16_start`]'s verdict, whole.
 pub(crate) fn verdict_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> vouch::Verdict {
-    with_text(uncut(start), |raw| {
-        // The start is over the limit; were it not, still a refusal by size.
-        contract
-            .check_start(raw.as_bytes(), utf8_len)
-            .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)))
-    })
+    with_text(uncut(start), |raw| vouch_bind::check_past_limit(contract, raw.as_bytes(), utf8_len))
 }
 
 /// A reply's answer from its bytes (read in place). Bytes that are not UTF-8

@@ -272,17 +272,11 @@ pub(crate) unsafe fn feed(
     // SAFETY: the callback's env and its argument.
     Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
         Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |piece| stream.feed(piece.as_bytes())),
-        Units::Start { units: read, utf8_len } => {
-            let fed = with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |piece| {
-                stream.feed(piece.as_bytes());
-                piece.len()
-            });
-            // The start alone is past the limit (more than `max_bytes` units, each a byte at least).
-            if !stream.feed_past_limit(utf8_len.saturating_sub(fed)) {
-                return Err(c"vouch: internal error reading a piece");
-            }
-            stream.progress()
-        }
+        // The start alone is past the limit (more than `max_bytes` units, each a byte at least).
+        Units::Start { units: read, utf8_len } => with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |piece| {
+            stream.feed_past_limit_start(piece.as_bytes(), utf8_len)
+        })
+        .ok_or(c"vouch: internal error reading a piece")?,
         // SAFETY: as above; read before any JavaScript runs.
         Units::NotText => stream.feed(unsafe { buffer_bytes(env, value)? }),
     })

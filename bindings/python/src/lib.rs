@@ -78,11 +78,8 @@ impl Raw {
     /// The contract's whole verdict on this reply.
     fn verdict(&self, contract: &vouch::Contract) -> vouch::Verdict {
         if let Raw::Start { start, utf8_len } = self {
-            // The start fed, the rest counted: check's verdict on the whole reply
-            // (the start is over the limit; were it not, still a refusal by size).
-            return contract
-                .check_start(start.as_bytes(), *utf8_len)
-                .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)));
+            // The start fed, the rest counted: check's verdict on the whole reply.
+            return vouch_bind::check_past_limit(contract, start.as_bytes(), *utf8_len);
         }
         // Python's str is UTF-8 here already: not validated twice.
         match self.text() {
@@ -923,14 +920,11 @@ impl StreamCheck {
     fn feed(&mut self, piece: &Bound<'_, PyAny>) -> PyResult<&'static str> {
         match raw(piece, "a piece", Some(self.max_bytes))? {
             // A piece alone over the limit: its start fed, the rest counted.
-            Raw::Start { start, utf8_len } => {
-                self.inner.feed(start.as_bytes());
-                if !self.inner.feed_past_limit(utf8_len.saturating_sub(start.len())) {
-                    // Not reached: the start alone is over the limit.
-                    return Err(pyo3::exceptions::PyRuntimeError::new_err("vouch: internal error reading a piece"));
-                }
-                Ok(progress_name(self.inner.progress()))
-            }
+            Raw::Start { start, utf8_len } => match self.inner.feed_past_limit_start(start.as_bytes(), utf8_len) {
+                Some(progress) => Ok(progress_name(progress)),
+                // Not reached: the start alone is over the limit.
+                None => Err(pyo3::exceptions::PyRuntimeError::new_err("vouch: internal error reading a piece")),
+            },
             r => Ok(progress_name(self.inner.feed(r.as_ref()))),
         }
     }

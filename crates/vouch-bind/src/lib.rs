@@ -152,6 +152,27 @@ pub fn check_many<R: AsRef<[u8]> + Sync>(contract: &Contract, replies: &[R]) -> 
     check_many_with(replies, |r| contract.check(r.as_ref()))
 }
 
+/// `check`'s verdict on a reply over the contract's `max_bytes` of which a
+/// binding holds only the `start` (more than the limit's worth) and knows
+/// the whole `len`: the start read, the rest counted
+/// ([`Contract::check_start`]). A start within the limit (a binding's
+/// bug: the rest would be read) still gets a refusal by size.
+///
+/// ```
+/// let contract = vouch_bind::compile(br#"{"type": "object", "x-vouch": {"limits": {"max_bytes": 8}}}"#)
+///     .map_err(|m| m[0].message.clone())?;
+/// let reply = r#"{"a": 1, "b": 2}"#;
+/// let verdict = vouch_bind::check_past_limit(&contract, &reply.as_bytes()[..9], reply.len());
+/// assert_eq!(vouch_bind::verdict_json(&verdict), vouch_bind::verdict_json(&contract.check(reply)));
+/// # Ok::<(), String>(())
+/// ```
+#[must_use]
+pub fn check_past_limit(contract: &Contract, start: &[u8], len: usize) -> Verdict {
+    contract
+        .check_start(start, len)
+        .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)))
+}
+
 /// `check` on every reply across the cores (rayon's pool), in order: for a
 /// binding whose replies need reading first (a string held as UTF-16), and
 /// whose answer is its own (what it hands back, written on the worker threads

@@ -112,10 +112,7 @@ impl Rounds {
         if self.is_done() {
             return Step::Done;
         }
-        let contract = &self.contract;
-        let verdict = contract
-            .check_start(start, len)
-            .unwrap_or_else(|| contract.refuse_too_large(contract.limits().max_bytes.saturating_add(1)));
+        let verdict = crate::check_past_limit(&self.contract, start, len);
         self.step(verdict, start)
     }
 

@@ -55,6 +55,16 @@ impl Stream {
         self.0.with_dependent_mut(|_, s| s.feed_past_limit(len))
     }
 
+    /// Feed a piece over the contract's `max_bytes` of which only the
+    /// `start` is held (more than the limit's worth), `len` bytes long in
+    /// all: the start fed, the rest counted. `None`, and the rest not
+    /// counted, if what was fed is still within the limit (the caller held
+    /// too little: a bug, not the reply's doing).
+    pub fn feed_past_limit_start(&mut self, start: &[u8], len: usize) -> Option<Progress> {
+        self.feed(start);
+        self.feed_past_limit(len.saturating_sub(start.len())).then(|| self.progress())
+    }
+
     /// What is known so far.
     #[must_use]
     pub fn progress(&self) -> Progress {
