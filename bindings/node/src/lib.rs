@@ -311,6 +311,11 @@ impl NativeVerdict {
     }
 }
 
+/// A failure of `raw.rs`'s reading, as the error thrown (a `TypeError`'s words).
+fn thrown(failed: &std::ffi::CStr) -> napi::Error {
+    napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy())
+}
+
 fn verdict(inner: vouch::Verdict) -> NativeVerdict {
     NativeVerdict { inner }
 }
@@ -377,7 +382,8 @@ pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vo
 /// (`Contract::check_start`): `check`'s verdict on the whole reply,
 /// the problems found within the limit and `too_large` with its exact size.
 pub(crate) fn check_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> Answered {
-    Answered::Line(vouch_bind::verdict_json(&verdict_utf16_start(contract, start, utf8_len)))
+    let verdict = with_text(uncut(start), |raw| vouch_bind::check_past_limit(contract, raw.as_bytes(), utf8_len));
+    Answered::Line(vouch_bind::verdict_json(&verdict))
 }
 
 /// The first units of a string over the limit, without a high surrogate
@@ -389,11 +395,6 @@ pub(crate) fn uncut(start: &[u16]) -> &[u16] {
         Some((unit, rest)) if (0xD800..0xDC00).contains(unit) => rest,
         _ => start,
     }
-}
-
-/// [`check_utf16_start`]'s verdict, whole.
-pub(crate) fn verdict_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> vouch::Verdict {
-    with_text(uncut(start), |raw| vouch_bind::check_past_limit(contract, raw.as_bytes(), utf8_len))
 }
 
 /// A reply's answer from its bytes (read in place). Bytes that are not UTF-8
@@ -530,8 +531,13 @@ impl NativeContract {
         use napi::JsValue;
         #[allow(unsafe_code)]
         // SAFETY: this call's env and its argument.
-        let whole = unsafe { raw::whole_verdict(env.raw(), raw.raw(), &self.inner) };
-        whole.map(verdict).map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))
+        let whole = unsafe {
+            raw::with_reply(env.raw(), raw.raw(), self.inner.limits().max_bytes, |held| match held {
+                raw::Held::Whole(bytes) => self.inner.check(bytes),
+                raw::Held::Start(start, len) => vouch_bind::check_past_limit(&self.inner, start, len),
+            })
+        };
+        whole.map(verdict).map_err(thrown)
     }
 
     /// Check many replies on a worker thread (all cores), in order; the
@@ -543,7 +549,7 @@ impl NativeContract {
         #[allow(unsafe_code)]
         // SAFETY: this call's env and the array it was given.
         let copied = unsafe { raw::copy_replies(env.raw(), raws.raw(), raws.len(), self.inner.limits().max_bytes) };
-        let copied = copied.map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))?;
+        let copied = copied.map_err(thrown)?;
         Ok(AsyncTask::new(CheckMany { contract: Arc::clone(&self.inner), copied }))
     }
 
@@ -623,10 +629,19 @@ impl NativeStream {
     #[napi(ts_args_type = "piece: string | Buffer", ts_return_type = "'pending' | 'refused'")]
     pub fn feed(&mut self, env: Env, piece: Unknown<'_>) -> Result<&'static str> {
         use napi::JsValue;
+        let inner = &mut self.inner;
         #[allow(unsafe_code)]
         // SAFETY: this call's env and its argument.
-        let fed = unsafe { raw::feed(env.raw(), piece.raw(), &mut self.inner, self.max_bytes) };
-        fed.map(progress_name).map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))
+        let fed = unsafe {
+            raw::with_reply(env.raw(), piece.raw(), self.max_bytes, |held| match held {
+                raw::Held::Whole(bytes) => Some(inner.feed(bytes)),
+                // The start alone is past the limit (more than `max_bytes` units, each a byte at least).
+                raw::Held::Start(start, len) => inner.feed_past_limit_start(start, len),
+            })
+        };
+        fed.map_err(thrown)?
+            .map(progress_name)
+            .ok_or_else(|| napi::Error::from_reason("vouch: internal error reading a piece"))
     }
 
     /// `"pending"` or `"refused"`.
@@ -709,10 +724,17 @@ impl NativeRounds {
     #[napi(ts_args_type = "raw: string | Buffer")]
     pub fn reply(&mut self, env: Env, raw: Unknown<'_>) -> Result<Option<AskAgain>> {
         use napi::JsValue;
+        let max_bytes = self.inner.contract().limits().max_bytes;
+        let inner = &mut self.inner;
         #[allow(unsafe_code)]
         // SAFETY: this call's env and its argument.
-        let step = unsafe { raw::rounds_reply(env.raw(), raw.raw(), &mut self.inner) };
-        match step.map_err(|failed| napi::Error::new(napi::Status::InvalidArg, failed.to_string_lossy()))? {
+        let step = unsafe {
+            raw::with_reply(env.raw(), raw.raw(), max_bytes, |held| match held {
+                raw::Held::Whole(bytes) => inner.reply(bytes),
+                raw::Held::Start(start, len) => inner.reply_past_limit(start, len),
+            })
+        };
+        match step.map_err(thrown)? {
             vouch_bind::Step::Done => Ok(None),
             vouch_bind::Step::AskAgain { assistant, user } => Ok(Some(AskAgain { assistant, user })),
         }

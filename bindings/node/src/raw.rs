@@ -20,8 +20,8 @@ use std::ptr;
 use napi::sys;
 
 use crate::{
-    check_raw, check_utf16, check_utf16_start, registered, uncut, verdict_utf16_start, with_text, Answered, Copied,
-    Owned, PASSED_AS_SENT, REFUSED_UNREPORTED,
+    check_raw, check_utf16, check_utf16_start, registered, uncut, with_text, Answered, Copied, Owned, PASSED_AS_SENT,
+    REFUSED_UNREPORTED,
 };
 
 thread_local! {
@@ -233,76 +233,39 @@ unsafe fn check_bytes(env: sys::napi_env, info: sys::napi_callback_info) -> Resu
     unsafe { answer(env, answered) }
 }
 
-/// The whole verdict on one reply, a string or a Buffer (`verdict`: what a
-/// verdict looks up again when its re-ask or its text is asked for), read
-/// as `checkText` and `checkBytes` read it.
+/// A reply (or a piece of one) as the check reads it.
+pub(crate) enum Held<'a> {
+    /// All of it, as UTF-8 (a string's, made in a kept buffer) or as bytes
+    /// (a Buffer's, in place).
+    Whole(&'a [u8]),
+    /// The UTF-8 of a string's first units, more than the contract's
+    /// `max_bytes` worth, and the length of its whole UTF-8: the rest is
+    /// never copied (`vouch_bind::check_past_limit`).
+    Start(&'a [u8], usize),
+}
+
+/// `f` on one reply, a string or a Buffer, read as `checkText` and
+/// `checkBytes` read it: a string over `max_bytes` only as far as the check
+/// reads. For the calls that hold a reply past the hot path (a verdict's
+/// re-ask, a stream's piece, a round's reply).
 ///
 /// # Safety
 /// `env` is the calling callback's, `value` a value it was given.
-pub(crate) unsafe fn whole_verdict(
+pub(crate) unsafe fn with_reply<R>(
     env: sys::napi_env,
     value: sys::napi_value,
-    contract: &vouch::Contract,
-) -> Result<vouch::Verdict, Failed> {
+    max_bytes: usize,
+    mut f: impl FnMut(Held<'_>) -> R,
+) -> Result<R, Failed> {
     let mut units = Vec::new();
     // SAFETY: the callback's env and its argument.
-    Ok(match unsafe { append_utf16(env, value, &mut units, contract.limits().max_bytes)? } {
-        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |raw| contract.check_str(raw)),
+    Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
+        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |text| f(Held::Whole(text.as_bytes()))),
         Units::Start { units: read, utf8_len } => {
-            verdict_utf16_start(contract, units.get(read).ok_or(NOT_A_REPLY)?, utf8_len)
+            with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |start| f(Held::Start(start.as_bytes(), utf8_len)))
         }
         // SAFETY: as above; read before any JavaScript runs.
-        Units::NotText => contract.check(unsafe { buffer_bytes(env, value)? }),
-    })
-}
-
-/// Feeds one piece, a string or a Buffer (in place), to `stream`. A string
-/// over `max_bytes` alone is copied only as far as the check reads: its
-/// start fed, the rest counted.
-///
-/// # Safety
-/// `env` is the calling callback's, `value` a value it was given.
-pub(crate) unsafe fn feed(
-    env: sys::napi_env,
-    value: sys::napi_value,
-    stream: &mut vouch_bind::Stream,
-    max_bytes: usize,
-) -> Result<vouch::Progress, Failed> {
-    let mut units = Vec::new();
-    // SAFETY: the callback's env and its argument.
-    Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
-        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |piece| stream.feed(piece.as_bytes())),
-        // The start alone is past the limit (more than `max_bytes` units, each a byte at least).
-        Units::Start { units: read, utf8_len } => with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |piece| {
-            stream.feed_past_limit_start(piece.as_bytes(), utf8_len)
-        })
-        .ok_or(c"vouch: internal error reading a piece")?,
-        // SAFETY: as above; read before any JavaScript runs.
-        Units::NotText => stream.feed(unsafe { buffer_bytes(env, value)? }),
-    })
-}
-
-/// One round's reply, a string or a Buffer (in place), given to `rounds`:
-/// a string over the contract's `max_bytes` is copied only as far as the
-/// check reads (`Rounds::reply_past_limit`: such a reply is never sent back).
-///
-/// # Safety
-/// `env` is the calling callback's, `value` a value it was given.
-pub(crate) unsafe fn rounds_reply(
-    env: sys::napi_env,
-    value: sys::napi_value,
-    rounds: &mut vouch_bind::Rounds,
-) -> Result<vouch_bind::Step, Failed> {
-    let max_bytes = rounds.contract().limits().max_bytes;
-    let mut units = Vec::new();
-    // SAFETY: the callback's env and its argument.
-    Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
-        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |raw| rounds.reply(raw.as_bytes())),
-        Units::Start { units: read, utf8_len } => with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |start| {
-            rounds.reply_past_limit(start.as_bytes(), utf8_len)
-        }),
-        // SAFETY: as above; read before any JavaScript runs.
-        Units::NotText => rounds.reply(unsafe { buffer_bytes(env, value)? }),
+        Units::NotText => f(Held::Whole(unsafe { buffer_bytes(env, value)? })),
     })
 }
 
