@@ -327,8 +327,8 @@ class StreamCheck {
     #bigIntegers;
     /**
      * A high surrogate that ended the last string piece, held until the next:
-     * its low half may open that one (fed alone, each half would be U+FFFD,
-     * where `check` reads the pair as one character).
+     * its low half may open that one (fed alone, each half would be refused
+     * as unpaired, where `check` reads the pair as one character).
      */
     #held = "";
     /** @internal */
@@ -359,7 +359,7 @@ class StreamCheck {
         }
         return this.#native.feed(text);
     }
-    /** Feeds a held high surrogate, unpaired: read as `check` reads one (U+FFFD). */
+    /** Feeds a held high surrogate, unpaired: refused where it stands, as `check` refuses one. */
     #release() {
         if (this.#held !== "") {
             const held = this.#held;

@@ -53,12 +53,18 @@ thread_local! {
     static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// `text` as UTF-8, handed to `f`: each unpaired surrogate becomes U+FFFD,
-/// as Node's own UTF-8 writing (and `Buffer.from(text)`) makes it. Reading a
-/// string as UTF-16 is a copy; encoding_rs then writes UTF-8 with SIMD where
-/// the text is ASCII: together about a third faster than asking V8 for UTF-8,
-/// and the result is `str` already (no second validation).
-fn with_text<R>(text: &[u16], mut f: impl FnMut(&str) -> R) -> R {
+/// `text` as the check reads it, handed to `f`: its UTF-8 (`Ok`), or, when
+/// it holds an unpaired surrogate (no UTF-8 at all), its bytes with each
+/// such surrogate as [`vouch_bind::unpaired_utf8`] writes it (`Err`), which
+/// the check refuses as `not_json` where it stands, as it refuses a
+/// `"\ud800"` escape. Not U+FFFD in its place, as Node's own UTF-8 writing
+/// (and `Buffer.from(text)`) makes it: a repair no one declared or logged,
+/// and `JSON.parse` (so the OpenAI SDK) makes such a string of a `"\ud800"`
+/// escape in a response body. Reading a string as UTF-16 is a copy;
+/// encoding_rs then writes UTF-8 with SIMD where the text is ASCII: together
+/// about a third faster than asking V8 for UTF-8, and the result is `str`
+/// already (no second validation).
+pub(crate) fn with_text<R>(text: &[u16], mut f: impl FnMut(std::result::Result<&str, &[u8]>) -> R) -> R {
     if text.len() <= SCRATCH_UNITS {
         let need = text.len() * 3;
         // The buffer is only ever borrowed here, around a pure check, so the
@@ -71,13 +77,37 @@ fn with_text<R>(text: &[u16], mut f: impl FnMut(&str) -> R) -> R {
             }
             // encoding_rs keeps the whole buffer valid UTF-8 past what it writes.
             let written = encoding_rs::mem::convert_utf16_to_str(text, buf.as_mut_str());
-            Some(f(buf.get(..written)?))
+            let utf8 = buf.get(..written)?;
+            // One byte a unit: all ASCII, so no surrogate at all; and without a
+            // U+FFFD in the UTF-8 none was replaced.
+            let well_formed = utf8.len() == text.len()
+                || !utf8.contains('\u{FFFD}')
+                || encoding_rs::mem::utf16_valid_up_to(text) == text.len();
+            Some(if well_formed { f(Ok(utf8)) } else { f(Err(&unpaired_utf8(text))) })
         });
         if let Some(r) = done {
             return r;
         }
     }
-    f(&String::from_utf16_lossy(text))
+    match String::from_utf16(text) {
+        Ok(utf8) => f(Ok(&utf8)),
+        Err(_) => f(Err(&unpaired_utf8(text))),
+    }
+}
+
+/// UTF-16 holding an unpaired surrogate as the bytes the check refuses.
+fn unpaired_utf8(text: &[u16]) -> Vec<u8> {
+    vouch_bind::unpaired_utf8(
+        char::decode_utf16(text.iter().copied()).map(|c| c.map_err(|e| e.unpaired_surrogate().into())),
+    )
+}
+
+/// What [`with_text`] handed over, as bytes.
+pub(crate) fn read_bytes<'a>(read: std::result::Result<&'a str, &'a [u8]>) -> &'a [u8] {
+    match read {
+        Ok(text) => text.as_bytes(),
+        Err(bytes) => bytes,
+    }
 }
 
 /// The contracts compiled on this JavaScript thread, by the id their
@@ -351,28 +381,18 @@ pub enum Answered {
     Line(String),
 }
 
-/// A string's answer. A pass as sent is the caller's own string only when
-/// that string is well-formed UTF-16: one with an unpaired surrogate was
-/// checked with U+FFFD in its place, so its value is handed over from the
-/// vouched text instead. `refusals`: `Unreported` for `check` (a caller that
-/// branches on the outcome pays for no report it does not read),
+/// A string's answer (one holding an unpaired surrogate refused, as
+/// [`with_text`] reads it). `refusals`: `Unreported` for `check` (a caller
+/// that branches on the outcome pays for no report it does not read),
 /// `Reported` for `checkMany` (written on the worker threads, in parallel).
 pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vouch::Refusals) -> Answered {
-    with_text(text, |raw| {
-        // One byte a unit: all ASCII, so no surrogate at all; and without a
-        // U+FFFD in the UTF-8 none was replaced.
-        let well_formed = || {
-            raw.len() == text.len()
-                || !raw.contains('\u{FFFD}')
-                || encoding_rs::mem::utf16_valid_up_to(text) == text.len()
-        };
-        match contract.check_str_briefly(raw, refusals) {
-            vouch::Brief::PassedAsSent if well_formed() => Answered::PassedAsSent,
-            vouch::Brief::PassedAsSent => Answered::Line(vouch_bind::verdict_json(&contract.check_str(raw))),
+    with_text(text, |read| match read {
+        Ok(raw) => match contract.check_str_briefly(raw, refusals) {
+            vouch::Brief::PassedAsSent => Answered::PassedAsSent,
             vouch::Brief::Refused => Answered::RefusedUnreported,
-            vouch::Brief::Verdict(verdict) if well_formed() => answer_line(raw.as_bytes(), verdict),
-            vouch::Brief::Verdict(verdict) => Answered::Line(vouch_bind::verdict_json(&verdict)),
-        }
+            vouch::Brief::Verdict(verdict) => answer_line(raw.as_bytes(), verdict),
+        },
+        Err(bytes) => check_raw(contract, bytes, refusals),
     })
 }
 
@@ -382,7 +402,8 @@ pub(crate) fn check_utf16(contract: &vouch::Contract, text: &[u16], refusals: vo
 /// (`Contract::check_start`): `check`'s verdict on the whole reply,
 /// the problems found within the limit and `too_large` with its exact size.
 pub(crate) fn check_utf16_start(contract: &vouch::Contract, start: &[u16], utf8_len: usize) -> Answered {
-    let verdict = with_text(uncut(start), |raw| vouch_bind::check_past_limit(contract, raw.as_bytes(), utf8_len));
+    // V8 counts an unpaired surrogate as three bytes (U+FFFD's), as `with_text` writes it.
+    let verdict = with_text(uncut(start), |read| vouch_bind::check_past_limit(contract, read_bytes(read), utf8_len));
     Answered::Line(vouch_bind::verdict_json(&verdict))
 }
 

@@ -20,8 +20,8 @@ use std::ptr;
 use napi::sys;
 
 use crate::{
-    check_raw, check_utf16, check_utf16_start, registered, uncut, with_text, Answered, Copied, Owned, PASSED_AS_SENT,
-    REFUSED_UNREPORTED,
+    check_raw, check_utf16, check_utf16_start, read_bytes, registered, uncut, with_text, Answered, Copied, Owned,
+    PASSED_AS_SENT, REFUSED_UNREPORTED,
 };
 
 thread_local! {
@@ -260,9 +260,9 @@ pub(crate) unsafe fn with_reply<R>(
     let mut units = Vec::new();
     // SAFETY: the callback's env and its argument.
     Ok(match unsafe { append_utf16(env, value, &mut units, max_bytes)? } {
-        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |text| f(Held::Whole(text.as_bytes()))),
+        Units::Whole(read) => with_text(units.get(read).ok_or(NOT_A_REPLY)?, |text| f(Held::Whole(read_bytes(text)))),
         Units::Start { units: read, utf8_len } => {
-            with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |start| f(Held::Start(start.as_bytes(), utf8_len)))
+            with_text(uncut(units.get(read).ok_or(NOT_A_REPLY)?), |start| f(Held::Start(read_bytes(start), utf8_len)))
         }
         // SAFETY: as above; read before any JavaScript runs.
         Units::NotText => f(Held::Whole(unsafe { buffer_bytes(env, value)? })),

@@ -73,3 +73,24 @@ export async function fakeModel(script) {
   const { port } = server.address();
   return { baseURL: `http://127.0.0.1:${port}/v1`, seen, close: () => new Promise((ok) => server.close(ok)) };
 }
+
+/** A string's bytes as vouch checks them: its UTF-8, where each unpaired surrogate
+ * (which has none) is the three bytes UTF-8's pattern gives it, as Python's
+ * `surrogatepass` writes them: no UTF-8 reader accepts them (not U+FFFD, which
+ * `Buffer.from` writes). Written here unit by unit, apart from the binding's Rust. */
+export function checkedBytes(text) {
+  const out = [];
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (u >= 0xd800 && u <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      out.push(...Buffer.from(text.slice(i, i + 2), "utf8"));
+      i++;
+    } else if (u >= 0xd800 && u <= 0xdfff) {
+      out.push(0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f));
+    } else {
+      out.push(...Buffer.from(String.fromCharCode(u), "utf8"));
+    }
+  }
+  return Buffer.from(out);
+}

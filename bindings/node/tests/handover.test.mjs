@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Contract } from "vouch";
+import { checkedBytes } from "./common.mjs";
 
 const contract = new Contract({
   type: "object",
@@ -57,15 +58,29 @@ test("a refusal's fields come from its line; its re-ask message from the core", 
   assert.ok(v.reask().length > 0);
 });
 
-test("a string is read as Node writes it as UTF-8: an unpaired surrogate is U+FFFD, as Buffer.from makes it", async () => {
-  for (const raw of ['{"n": 1, "s": "a\ud800b"}', '{"n": 1, "s": "\udc00"}', '{"n": 1, "s": "\ud83d\ude00 é"}', '{"n": 1, "s": "\\ud800"}']) {
-    const asText = contract.check(raw);
+test("a string is read as its UTF-8; one with an unpaired surrogate (no UTF-8) is refused where it stands, never read as U+FFFD", async () => {
+  // Well-formed: a pair, a wide character, a "\\ud800" escape (refused by the core itself): Buffer.from's bytes.
+  for (const raw of ['{"n": 1, "s": "\ud83d\ude00 é"}', '{"n": 1, "s": "\\ud800"}']) {
     const asBytes = contract.check(Buffer.from(raw, "utf8"));
-    assert.equal(asText.toJSON(), asBytes.toJSON(), raw);
-    assert.deepEqual(asText.value, asBytes.value, raw);
+    assert.equal(contract.check(raw).toJSON(), asBytes.toJSON(), raw);
+    assert.deepEqual(contract.check(raw).value, asBytes.value, raw);
     assert.equal((await contract.checkMany([raw]))[0].toJSON(), asBytes.toJSON(), raw);
   }
-  assert.equal(contract.check('{"n": 1, "s": "a\ud800b"}').value.s, "a\ufffdb");
+  // An unpaired surrogate (JSON.parse, so the OpenAI SDK, makes one of a "\\ud800" escape
+  // in a response body): refused as not_json at its offset, where Buffer.from would have
+  // written U+FFFD and the contract accepted a repair no one declared.
+  for (const [raw, offset] of [['{"n": 1, "s": "a\ud800b"}', 16], ['{"n": 1, "s": "\udc00"}', 15], ['{"n": 1, "s": "é\udbff"}', 17], ['\ud800{"n": 1}', 0]]) {
+    const v = contract.check(raw);
+    assert.equal(contract.check(Buffer.from(raw, "utf8")).outcome, raw.startsWith("\ud800") ? "refused" : "accepted", raw);
+    assert.equal(v.outcome, "refused", raw);
+    assert.equal(v.value, undefined, raw);
+    assert.deepEqual(v.problems.map((p) => [p.code, p.class, p.path, p.position?.offset]), [["not_json", "no_answer", "", offset]], raw);
+    assert.equal(v.toJSON(), contract.check(checkedBytes(raw)).toJSON(), raw);
+    const many = await contract.checkMany(['{"n": 1, "s": "x"}', raw, '{"n": 2, "s": "y"}']);
+    assert.deepEqual(many.map((m) => m.outcome), ["accepted", "refused", "accepted"], raw);
+    assert.equal(many[1].toJSON(), v.toJSON(), raw);
+    assert.throws(() => contract.parse(raw), (e) => e.name === "VouchRefused" && e.verdict.problems[0].code === "not_json", raw);
+  }
 });
 
 test("a long string (past the per-thread buffer) is read whole", () => {
@@ -116,7 +131,7 @@ test("a contract compiled in a worker thread checks there, beside the main threa
 test("a refusal of a string with an unpaired surrogate asks again about the text that was checked", () => {
   const raw = '{"n": "\ud800"}';
   const v = contract.check(raw);
-  const b = contract.check(Buffer.from(raw, "utf8"));
+  const b = contract.check(checkedBytes(raw));
   assert.equal(v.accepted, false);
   assert.equal(v.reask(), b.reask());
   assert.equal(v.toJSON(), b.toJSON());

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::sync::PyOnceLock;
@@ -39,12 +39,16 @@ enum Raw {
     /// A `str` that is not all ASCII, as UTF-8 of vouch's making (see `text::transcoded`).
     Owned(String),
     Bytes(PyBackedBytes),
+    /// A `str` holding a lone surrogate, which has no UTF-8: its bytes with
+    /// each surrogate as UTF-8's pattern would write it, which the check
+    /// refuses as `not_json` there (see `text::unpaired_utf8`).
+    Unpaired(Vec<u8>),
     /// A `str` over the contract's `max_bytes`, of more code points than
     /// vouch encodes whole: the UTF-8 of its start and its whole UTF-8's
     /// length (see `text::Transcoded::Start`). Its only verdict is the whole
     /// one [`Raw::verdict`] gives (it is never read as text).
     Start {
-        start: String,
+        start: Vec<u8>,
         utf8_len: usize,
     },
 }
@@ -56,7 +60,7 @@ impl Raw {
             Raw::Utf8(s) => Some(s.as_str()),
             Raw::Str(s) => Some(s),
             Raw::Owned(s) => Some(s),
-            Raw::Bytes(_) | Raw::Start { .. } => None,
+            Raw::Bytes(_) | Raw::Unpaired(_) | Raw::Start { .. } => None,
         }
     }
 }
@@ -68,8 +72,9 @@ impl AsRef<[u8]> for Raw {
             Raw::Str(s) => s.as_bytes(),
             Raw::Owned(s) => s.as_bytes(),
             Raw::Bytes(b) => b.as_ref(),
+            Raw::Unpaired(b) => b,
             // The start: what the check reads (its length decides where it runs).
-            Raw::Start { start, .. } => start.as_bytes(),
+            Raw::Start { start, .. } => start,
         }
     }
 }
@@ -79,7 +84,7 @@ impl Raw {
     fn verdict(&self, contract: &vouch::Contract) -> vouch::Verdict {
         if let Raw::Start { start, utf8_len } = self {
             // The start fed, the rest counted: check's verdict on the whole reply.
-            return vouch_bind::check_past_limit(contract, start.as_bytes(), *utf8_len);
+            return vouch_bind::check_past_limit(contract, start, *utf8_len);
         }
         // Python's str is UTF-8 here already: not validated twice.
         match self.text() {
@@ -120,13 +125,23 @@ fn raw(obj: &Bound<'_, PyAny>, what: &str, max_bytes: Option<usize>) -> PyResult
         match text::transcoded(s, max_bytes)? {
             text::Transcoded::Start { start, utf8_len } => return Ok(Raw::Start { start, utf8_len }),
             text::Transcoded::Text(owned) => return Ok(Raw::Owned(owned)),
-            text::Transcoded::LoneSurrogate => return Err(text::encode_error(s)),
+            text::Transcoded::Unpaired(bytes) => return Ok(Raw::Unpaired(bytes)),
             text::Transcoded::Left => {}
         }
-        if let Some(in_place) = text::Utf8::of(s)? {
-            return Ok(Raw::Utf8(in_place));
-        }
-        return Ok(Raw::Str(s.extract::<PyBackedStr>()?));
+        // Left to CPython, whose UTF-8 of a lone surrogate is an error: then
+        // the str's bytes as `text::unpaired_utf8` writes them, as above.
+        let read = match text::Utf8::of(s) {
+            Ok(Some(in_place)) => Ok(Raw::Utf8(in_place)),
+            Ok(None) => s.extract::<PyBackedStr>().map(Raw::Str),
+            Err(e) => Err(e),
+        };
+        return match read {
+            Err(e) if e.is_instance_of::<PyUnicodeEncodeError>(obj.py()) => {
+                let bytes = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                Ok(Raw::Bytes(bytes.extract::<PyBackedBytes>()?))
+            }
+            read => read,
+        };
     }
     if let Ok(b) = obj.extract::<PyBackedBytes>() {
         return Ok(Raw::Bytes(b));
@@ -920,7 +935,7 @@ impl StreamCheck {
     fn feed(&mut self, piece: &Bound<'_, PyAny>) -> PyResult<&'static str> {
         match raw(piece, "a piece", Some(self.max_bytes))? {
             // A piece alone over the limit: its start fed, the rest counted.
-            Raw::Start { start, utf8_len } => match self.inner.feed_past_limit_start(start.as_bytes(), utf8_len) {
+            Raw::Start { start, utf8_len } => match self.inner.feed_past_limit_start(&start, utf8_len) {
                 Some(progress) => Ok(progress_name(progress)),
                 // Not reached: the start alone is over the limit.
                 None => Err(pyo3::exceptions::PyRuntimeError::new_err("vouch: internal error reading a piece")),
@@ -1007,7 +1022,7 @@ impl Rounds {
         let r = raw(raw_reply, "the reply", Some(self.inner.contract().limits().max_bytes))?;
         let inner = &mut self.inner;
         let step = py.detach(|| match &r {
-            Raw::Start { start, utf8_len } => inner.reply_past_limit(start.as_bytes(), *utf8_len),
+            Raw::Start { start, utf8_len } => inner.reply_past_limit(start, *utf8_len),
             r => inner.reply(r.as_ref()),
         });
         Ok(match step {

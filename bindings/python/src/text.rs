@@ -80,15 +80,17 @@ pub enum Transcoded {
     Left,
     /// Not all ASCII: its UTF-8, of vouch's making.
     Text(String),
-    /// It holds a lone surrogate, which has no UTF-8 (the caller raises
-    /// [`encode_error`]).
-    LoneSurrogate,
+    /// It holds a lone surrogate, which has no UTF-8: its bytes as
+    /// [`unpaired_utf8`] writes them, which the check refuses (`not_json`
+    /// at the surrogate's first byte).
+    Unpaired(Vec<u8>),
     /// Longer than [`MAX_TRANSCODED`] and than the contract's `max_bytes`
     /// (in code points, so in bytes too): the UTF-8 of its first
     /// `max_bytes + 1` code points, as far as the check reads, and the
     /// length of its whole UTF-8, counted a piece at a time. No copy of the
-    /// whole is made, by vouch or by CPython.
-    Start { start: String, utf8_len: usize },
+    /// whole is made, by vouch or by CPython. A lone surrogate is written
+    /// and counted as [`unpaired_utf8`] does.
+    Start { start: Vec<u8>, utf8_len: usize },
 }
 
 /// Whether `s` is all ASCII (`str.isascii`, a flag CPython keeps, read in O(1)).
@@ -167,7 +169,11 @@ pub fn transcoded(s: &Bound<'_, PyString>, max_bytes: Option<usize>) -> PyResult
     CODE_POINTS.with_borrow_mut(|points| {
         read_code_points(s, chars, points)?;
         let mut text = String::with_capacity(points.len() + points.len() / 4 + 8);
-        Ok(if utf8_of(points, &mut text) { Transcoded::Text(text) } else { Transcoded::LoneSurrogate })
+        Ok(if utf8_of(points, &mut text) {
+            Transcoded::Text(text)
+        } else {
+            Transcoded::Unpaired(unpaired_utf8(points))
+        })
     })
 }
 
@@ -177,12 +183,12 @@ const PIECE: usize = 1 << 16;
 /// [`Transcoded::Start`] of `s`, `chars` code points long, over `max_bytes`
 /// (`chars > max_bytes + 1`): read a piece at a time (`PyUnicode_AsUCS4`
 /// takes a whole `str`, so each piece is a substring of at most [`PIECE`]),
-/// every piece looked at for a lone surrogate (then the `str` has no UTF-8
-/// at all, as `str.encode` says), the first `max_bytes + 1` code points made
-/// UTF-8 (each is at least a byte: past the limit), the rest only counted.
+/// the first `max_bytes + 1` code points made UTF-8 (each is at least a
+/// byte: past the limit; a lone surrogate as [`unpaired_utf8`] writes it),
+/// the rest only counted.
 fn over_the_limit(s: &Bound<'_, PyString>, chars: usize, max_bytes: usize) -> PyResult<Transcoded> {
     let keep = max_bytes.saturating_add(1);
-    let mut start = String::new();
+    let mut start = Vec::new();
     let mut rest_len = 0usize;
     let mut at = 0usize;
     CODE_POINTS.with_borrow_mut(|points| {
@@ -200,16 +206,15 @@ fn over_the_limit(s: &Bound<'_, PyString>, chars: usize, max_bytes: usize) -> Py
             let taken = keep.saturating_sub(at).min(points.len());
             let (head, tail) = points.split_at(taken);
             if !head.is_empty() {
-                if !utf8_of(head, &mut piece_text) {
-                    return Ok(Transcoded::LoneSurrogate);
+                if utf8_of(head, &mut piece_text) {
+                    start.extend_from_slice(piece_text.as_bytes());
+                } else {
+                    start.extend_from_slice(&unpaired_utf8(head));
                 }
-                start.push_str(&piece_text);
             }
             for &c in tail {
-                match char::from_u32(c) {
-                    Some(c) => rest_len = rest_len.saturating_add(c.len_utf8()),
-                    None => return Ok(Transcoded::LoneSurrogate),
-                }
+                // A lone surrogate: the three bytes `unpaired_utf8` writes.
+                rest_len = rest_len.saturating_add(char::from_u32(c).map_or(3, char::len_utf8));
             }
             at = end;
         }
@@ -303,12 +308,9 @@ fn push_each(points: &[u32], out: &mut String) -> bool {
     whole
 }
 
-/// The error `str.encode` raises on a `str` that has no UTF-8 (a lone
-/// surrogate): the caller's error, never a guess at what was meant.
-pub fn encode_error(s: &Bound<'_, PyString>) -> PyErr {
-    match s.call_method1("encode", ("utf-8",)) {
-        Err(e) => e,
-        // Unreachable for a str with a lone surrogate; said plainly if it is not.
-        Ok(_) => pyo3::exceptions::PyUnicodeEncodeError::new_err("the reply is not valid Unicode"),
-    }
+/// Code points holding a lone surrogate as the bytes the check refuses
+/// (`not_json` where the surrogate stands): [`vouch_bind::unpaired_utf8`],
+/// what `str.encode("utf-8", "surrogatepass")` writes.
+pub fn unpaired_utf8(points: &[u32]) -> Vec<u8> {
+    vouch_bind::unpaired_utf8(points.iter().map(|&c| char::from_u32(c).ok_or(c)))
 }

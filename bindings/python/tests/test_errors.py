@@ -35,16 +35,47 @@ def test_a_reply_of_the_wrong_type_is_a_type_error() -> None:
         OBJ.check_many(["{}", 3])  # type: ignore[list-item]
 
 
-def test_a_str_that_is_not_unicode_is_an_encode_error_not_a_verdict() -> None:
-    # A lone surrogate has no UTF-8: the reply cannot be read as the model's
-    # text, so it is the caller's error (as str.encode says), never a guess.
-    lone = '{"a": "\ud800"}'
-    with pytest.raises(UnicodeEncodeError):
-        OBJ.check(lone)
-    with pytest.raises(UnicodeEncodeError):
-        OBJ.check(lone, value=True)
-    with pytest.raises(UnicodeEncodeError):
-        OBJ.check_many(['{"a": 1}'] * 100 + [lone] + ['{"a": 2}'] * 100)
+def unpaired(text: str) -> bytes:
+    """A str's bytes with each lone surrogate as UTF-8's pattern writes it (no UTF-8 reader takes them)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def test_a_str_with_a_lone_surrogate_is_refused_as_not_json_not_raised() -> None:
+    # A lone surrogate has no UTF-8, and json.loads (so every SDK) decodes a
+    # "\ud800" escape in a response body into one: a reply the model sent,
+    # refused as unreadable where it stands (as a "\ud800" escape is), never
+    # raised (one such reply must not cost a batch or a round its verdicts),
+    # never read as U+FFFD (a repair no one declared).
+    lone = '{"a": "x\ud800"}'
+    offset = len('{"a": "x')
+    for v in (OBJ.check(lone), OBJ.check(lone, value=True)):
+        assert v.outcome == "refused" and v.value is None
+        assert [(p.code, p.class_, p.path) for p in v.problems] == [("not_json", "no_answer", "")]
+        assert v.to_json() == OBJ.check(unpaired(lone)).to_json()
+        assert v.problems[0].position is not None and v.problems[0].position[2] == offset
+    many = OBJ.check_many(['{"a": 1}'] * 100 + [lone] + ['{"a": 2}'] * 100)
+    assert [v.outcome for v in many] == ["accepted"] * 100 + ["refused"] + ["accepted"] * 100
+    assert many[100].to_json() == OBJ.check(lone).to_json()
+    with pytest.raises(vouch.Refused) as refused:
+        OBJ.parse(lone)
+    assert refused.value.verdict.problems[0].code == "not_json"
+    stream = OBJ.stream()
+    assert stream.feed('{"a": "x') == "pending"
+    assert stream.feed("\ud800\"}") == "refused"
+    assert stream.finish().to_json() == OBJ.check(lone).to_json()
+    # Past a million code points and within the limit, where CPython's UTF-8 is read
+    # (and raises on a lone surrogate): the same refusal.
+    roomy = vouch.Contract({"type": "object", "x-vouch": {"limits": {"max_bytes": 8 << 20}}})
+    long = '{"a": "' + "é" * (1 << 20) + '\udfff"}'
+    want = roomy.check(unpaired(long)).to_json()
+    assert '"code":"not_json"' in want
+    assert roomy.check(long).to_json() == want
+    assert roomy.check_many([long])[0].to_json() == want
+    # Rounds ask again after it, as after any unreadable reply.
+    replies = iter([lone, '{"a": 3}'])
+    outcome = vouch.rounds(OBJ, lambda messages: next(replies), max_rounds=2)
+    assert outcome.outcome == "accepted" and outcome.value == {"a": 3}
+    assert outcome.rounds[0].problems[0].code == "not_json"
 
 
 def test_replies_of_every_width_and_str_subclasses_read_as_their_text() -> None:
@@ -91,9 +122,11 @@ def test_a_str_that_is_not_ascii_reads_as_its_utf8_bytes() -> None:
     for lone in ["\ud800", "\udfff"]:
         for at in [0, 7, 15, 16, 17, 31, 40]:
             raw = '{"s": "%s"}' % "".join(lone if i == at else ("é" if i == 3 else "a") for i in range(41))
-            for check in (contract.check, lambda r: contract.check(r, value=True), lambda r: contract.check_many([r])):
-                with pytest.raises(UnicodeEncodeError):
-                    check(raw)
+            want = contract.check(unpaired(raw)).to_json()
+            assert '"code":"not_json"' in want
+            assert contract.check(raw).to_json() == want
+            assert contract.check(raw, value=True).to_json() == want
+            assert [v.to_json() for v in contract.check_many([raw, raw.replace(lone, "b")])][0] == want
 
 def test_a_str_far_over_max_bytes_is_read_only_as_far_as_the_check_reads() -> None:
     # Past a million code points and over the contract's max_bytes, a str is
@@ -159,10 +192,12 @@ def test_a_str_far_over_max_bytes_is_read_only_as_far_as_the_check_reads() -> No
             tracemalloc.stop()
         assert peak < 768 * 1024, peak
         assert outcome.rounds[0].to_json() == contract.check(raw.encode()).to_json()
-    # A lone surrogate far past the limit: the str has no UTF-8, as before.
-    for check in (contract.check, lambda r: contract.check_many([r])):
-        with pytest.raises(UnicodeEncodeError):
-            check(raws[0] + "\udc00")
+    # A lone surrogate far past the limit (three bytes, as CPython's
+    # surrogatepass writes it) and one within it: each the verdict its bytes get.
+    for raw in (raws[0] + "\udc00", "\udc00" + raws[0]):
+        want = contract.check(unpaired(raw)).to_json()
+        assert contract.check(raw).to_json() == want
+        assert contract.check_many([raw])[0].to_json() == want
 
 
 @pytest.mark.parametrize(

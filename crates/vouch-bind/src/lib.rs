@@ -22,6 +22,8 @@
 //! - [`Stream`]: a reply checked while it streams, the contract owned.
 //! - [`Rounds`]: ask, check, ask again in the core's words, then refuse and
 //!   keep the last good value, marked — with the caller's own model client.
+//! - [`unpaired_utf8`]: a host string holding a lone surrogate as the bytes
+//!   the check refuses (`not_json` where it stands), in both bindings.
 //!
 //! ```
 //! let contract = vouch_bind::compile(br#"{"type": "object", "required": ["ok"],
@@ -185,6 +187,49 @@ where
     F: Fn(&R) -> T + Sync,
 {
     replies.par_iter().map(&check).collect()
+}
+
+/// A host string's text that holds a lone surrogate (a UTF-16 unit, or a
+/// Python code point, from U+D800 to U+DFFF with no other half), as the
+/// bytes the check reads: each character as its UTF-8, each lone surrogate
+/// (`Err`) as the three bytes UTF-8's pattern would give it (what Python's
+/// `str.encode("utf-8", "surrogatepass")` writes).
+///
+/// A surrogate is not a character and has no UTF-8, so no UTF-8 reader
+/// accepts those bytes: the check refuses the reply as `not_json` where the
+/// surrogate stands, as it refuses a `"\ud800"` escape in the text or the
+/// same bytes given as bytes. Not U+FFFD in its place (what Node writes, and
+/// Python's `"replace"`): that would be a repair no one declared or logged.
+/// Such a string is the model's more often than the caller's: `JSON.parse`
+/// and `json.loads`, so every SDK, decode a `"\ud800"` escape in a response
+/// body into one.
+///
+/// ```
+/// let units = [u16::from(b'"'), 0xD800, u16::from(b'"')];
+/// let bytes = vouch_bind::unpaired_utf8(char::decode_utf16(units).map(|c| c.map_err(|e| e.unpaired_surrogate().into())));
+/// assert_eq!(bytes, b"\"\xED\xA0\x80\"");
+/// let contract = vouch_bind::compile(br#"{"type": "string"}"#).map_err(|m| m[0].message.clone())?;
+/// let codes: Vec<&str> = contract.check(&bytes).problems().iter().map(|p| p.code.as_str()).collect();
+/// assert_eq!(codes, ["not_json"]);
+/// # Ok::<(), String>(())
+/// ```
+#[must_use]
+pub fn unpaired_utf8(text: impl IntoIterator<Item = Result<char, u32>>) -> Vec<u8> {
+    let text = text.into_iter();
+    let mut out = Vec::with_capacity(text.size_hint().0.saturating_mul(3));
+    let mut buf = [0u8; 4];
+    for c in text {
+        match c {
+            Ok(c) => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+            // 1110xxxx 10xxxxxx 10xxxxxx, each part masked to its bits.
+            Err(unit) => out.extend_from_slice(&[
+                0xE0 | ((unit >> 12) & 0x0F) as u8,
+                0x80 | ((unit >> 6) & 0x3F) as u8,
+                0x80 | (unit & 0x3F) as u8,
+            ]),
+        }
+    }
+    out
 }
 
 /// The system message of the first round: the contract's instructions after
