@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import enum
 import ipaddress
 import json
 import uuid
@@ -34,6 +35,7 @@ from pydantic import (
     PastDate,
     PositiveInt,
     SecretStr,
+    StrictBool,
     StringConstraints,
     Tag,
     ValidationError,
@@ -166,6 +168,8 @@ def test_each_unsaid_kind_alone() -> None:
         "PaymentCardNumber": (PaymentCardNumber, "validator"),
         "Base64Str": (Base64Str, "validator"),
         "a set of decimals": (Set[decimal.Decimal], "decimal"),
+        "bytes of at most 2 bytes": (Annotated[bytes, Field(max_length=2)], "bytes"),
+        "bytes of at least 2 bytes": (Annotated[bytes, Field(min_length=2)], "bytes"),
     }
     for what, (kind, keyword) in cases.items():
         model = create_model("One", v=(kind, ...))
@@ -194,6 +198,33 @@ def test_a_config_that_changes_every_string_is_refused_at_its_model() -> None:
         Outer.model_validate_json('{"inner": {"name": " "}}', strict=True)
 
 
+def test_bytes_decoded_by_the_config_are_refused_at_each_bytes_field() -> None:
+    # val_json_bytes has Pydantic decode the string; the JSON Schema says format
+    # binary (any string), so vouch alone would take text that does not decode.
+    for encoding, undecodable in [("base64", '"!!"'), ("hex", '"zz"')]:
+
+        class Blob(BaseModel):
+            model_config = ConfigDict(val_json_bytes=encoding)  # type: ignore[typeddict-item]
+            data: bytes
+            parts: List[bytes]
+            name: str
+
+        with pytest.raises(vouch.ContractError) as e:
+            vouch.Contract.from_pydantic(Blob)
+        assert [(m["keyword"], m["location"]) for m in e.value.mistakes] == [("bytes", "/data"), ("bytes", "/parts/*")]
+        assert f"val_json_bytes='{encoding}'" in str(e.value)
+        raw = '{"data": %s, "parts": [], "name": "a"}' % undecodable
+        assert vouch.Contract(Blob.model_json_schema()).check(raw).accepted
+        with pytest.raises(ValidationError):
+            Blob.model_validate_json(raw, strict=True)
+
+    # Read as the text's UTF-8 (Pydantic's default), bytes without a length say all there is.
+    class Plain(BaseModel):
+        data: bytes
+
+    assert vouch.Contract.from_pydantic(Plain).check('{"data": "é!"}').accepted
+
+
 def test_a_discriminator_function_is_refused() -> None:
     class A(BaseModel):
         kind: str
@@ -217,6 +248,21 @@ def test_a_discriminator_function_is_refused() -> None:
     assert vouch.Contract(M.model_json_schema()).check(raw).accepted
     with pytest.raises(ValidationError):
         M.model_validate_json(raw, strict=True)
+
+
+class Mixed(enum.Enum):
+    red = "red"
+    one = 1
+
+
+class Small(enum.IntEnum):
+    a = 1
+    b = 2
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    x: int
 
 
 # Pydantic's own types, each the type of one field `v`.
@@ -262,6 +308,29 @@ TYPES: Dict[str, Any] = {
     "Dict[int, int]": Dict[int, int],
     "AfterValidator": Annotated[int, AfterValidator(lambda v: v if v > 0 else 1 // 0)],
     "Literal": Literal["a", 1],
+    "Literal[True]": Literal[True],
+    "Literal[1]": Literal[1],
+    "Literal[1.5]": Literal[1.5],
+    "StrictBool": StrictBool,
+    "Optional[int]": Optional[int],
+    "Union[int, str]": Union[int, str],
+    "Tuple[int, str]": Tuple[int, str],
+    "int multiple of 3": Annotated[int, Field(multiple_of=3)],
+    "float multiple of 0.1": Annotated[float, Field(multiple_of=0.1)],
+    "float multiple of 0.5": Annotated[float, Field(multiple_of=0.5)],
+    "float no inf or nan": Annotated[float, Field(allow_inf_nan=False)],
+    "float gt 0.1": Annotated[float, Field(gt=0.1)],
+    "float le 1e308": Annotated[float, Field(le=1e308)],
+    "int lt 2**63": Annotated[int, Field(lt=2**63)],
+    "str min 2": Annotated[str, Field(min_length=2)],
+    "pattern \\p{L}": Annotated[str, Field(pattern=r"^\p{L}+$")],
+    "List len 1..2": Annotated[List[int], Field(min_length=1, max_length=2)],
+    "List[int ge 0]": List[Annotated[int, Field(ge=0)]],
+    "Dict max 1": Annotated[Dict[str, int], Field(max_length=1)],
+    "bytes max 2": Annotated[bytes, Field(max_length=2)],
+    "str enum": Mixed,
+    "IntEnum": Small,
+    "a model, extra forbidden": Strict,
 }
 
 VALUES: List[Any] = [
@@ -273,6 +342,8 @@ VALUES: List[Any] = [
     "10:00:00", "10:00:00+01:00", "P1D", "PT1H", "127.0.0.1", "256.1.1.1", "::1", "1::2::3",
     "10.0.0.0/8", "10.0.0.1/8", "aGVsbG8=", "null", "1.5", "1KB", "4111111111111111", "4111111111111112",
     0, 1, -1, 1.5, 0.3, 2**31, 2**53, 12345.678, True, None, [], {}, [1, 1], ["a", "a"], [1, 2], {"a": 1}, {"1": 2},
+    0.1, 0.2, 0.5, 0.15, 9.99, 100.05, 4.5, 3, 6, 1e-7, -0.0, 0.30000000000000004, 1e308, 1.7976931348623157e308,
+    2**63, 2**63 - 1, "AbC", "ab\n", "1", "[1]", "42", [1], [1, "a"], {"x": 1}, {"x": 1, "y": 2}, "red", "A",
 ]
 
 

@@ -96,6 +96,10 @@ def unsaid(core_schema: Any) -> List[Mistake]:
     definitions: Dict[str, Any] = {}
     visited: Set[str] = set()
     stack: List[Tuple[Any, str]] = [(core_schema, "")]
+    # How a model's config has Pydantic read bytes from JSON ("utf8" unless said):
+    # a config anywhere that decodes them makes every bytes field unsaid (a
+    # definition is walked once, whichever model's config it was met under).
+    decoded_bytes: Set[str] = set()
 
     def add(keyword: str, path: str, sentence: str, instead: str) -> None:
         at = path or "(root)"
@@ -114,6 +118,9 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                 ref = n.get("ref")
                 if isinstance(ref, str) and n.get("type") != "definition-ref":
                     definitions.setdefault(ref, n)
+                config = n.get("config")
+                if isinstance(config, dict) and config.get("val_json_bytes") in ("base64", "hex"):
+                    decoded_bytes.add(str(config.get("val_json_bytes")))
                 todo.extend(v for k, v in n.items() if k not in ("metadata", "serialization", "function"))
             elif isinstance(n, (list, tuple)):
                 todo.extend(n)
@@ -208,6 +215,26 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                     f"the pattern {pattern!r} holds {construct}, which Pydantic's regex engine matches with Unicode "
                     "classes and vouch with ECMA-262's, so vouch could accept what the model refuses",
                     "write the class out ([ \\t\\n\\r], [^A-Za-z0-9_], [^0-9]) or check it after vouch",
+                )
+        elif kind == "bytes":
+            lengths = [k for k in ("min_length", "max_length") if node.get(k) is not None]
+            if lengths:
+                add(
+                    "bytes",
+                    path,
+                    f"{' and '.join(lengths)} on bytes count the value's bytes (the UTF-8 of the JSON string, "
+                    "as Pydantic reads it), where JSON Schema's minLength and maxLength count characters, so "
+                    "vouch would accept \"😀\" (one character, four bytes) under max_length=2",
+                    "type it str with Field(max_length=…) in characters, or check the bytes after vouch",
+                )
+            for encoding in sorted(decoded_bytes):
+                add(
+                    "bytes",
+                    path,
+                    f"ConfigDict(val_json_bytes={encoding!r}) has Pydantic decode the string as {encoding}, which "
+                    "the field's JSON Schema (format binary: any string) does not say, so vouch would accept "
+                    "text that does not decode",
+                    "type it str with a Field(pattern=…) that says the alphabet, or check it after vouch",
                 )
         elif kind == "decimal":
             add(
