@@ -90,7 +90,12 @@ pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, Upstrea
         }
     };
     let usage = doc.get("usage").map(Usage::from_json);
-    let choice = doc.get("choices").and_then(Value::as_array).and_then(|c| c.first());
+    let choices = doc.get("choices").and_then(Value::as_array).map(Vec::as_slice);
+    let choice = match choices.map(the_choice) {
+        Some(Ok(choice)) => choice,
+        Some(Err(why)) => return Err(not_a_completion(&format!("the body {why}"), shown())),
+        None => None,
+    };
     let Some(message) = choice.and_then(|c| c.get("message")).filter(|m| m.is_object()) else {
         if let Some(err) = doc.get("error") {
             let said = err.get("message").and_then(Value::as_str).map_or_else(|| err.to_string(), str::to_owned);
@@ -148,6 +153,27 @@ pub(crate) fn parse(body: &[u8], scrub: &Scrubber) -> Result<Completion, Upstrea
         .find(|r| !r.trim().is_empty())
         .map(str::to_owned);
     Ok(Completion { content, refusal, tool_calls, reasoning, finish_reason, usage, secret: None })
+}
+
+/// The one choice of a completion or a chunk (`None` when there is none),
+/// or why there is not one: vouch asks for one (`n` = 1), so a second
+/// choice, or one numbered other than 0, is a second reply, and the text
+/// would be read two ways (the SDKs read `choices[0]` of a completion but
+/// gather a stream's deltas by their `index`). An `index` left out or null
+/// is 0, as some servers write it.
+pub(crate) fn the_choice(choices: &[Value]) -> Result<Option<&Value>, String> {
+    match choices {
+        [] => Ok(None),
+        [one] => match one.get("index") {
+            None | Some(Value::Null) => Ok(Some(one)),
+            Some(i) if i.as_u64() == Some(0) => Ok(Some(one)),
+            Some(i) => Err(format!(
+                "holds one choice numbered {}, where one choice, numbered 0, was asked (n = 1)",
+                excerpt(&i.to_string(), 40)
+            )),
+        },
+        more => Err(format!("holds {} choices where one was asked (n = 1): a reply read two ways", more.len())),
+    }
 }
 
 /// Where in `value` a decoded string or key holds a secret: the JSON

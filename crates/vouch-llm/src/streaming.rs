@@ -193,7 +193,10 @@ fn interpret(event: &Event, scrub: &Scrubber) -> Result<Item, Bad> {
     }
     let usage = obj.get("usage").filter(|u| u.is_object()).map(Usage::from_json);
     let choice = match obj.get("choices") {
-        Some(Value::Array(choices)) => choices.first(),
+        Some(Value::Array(choices)) => match completion::the_choice(choices) {
+            Ok(choice) => choice,
+            Err(why) => return Err(malformed(&format!("an event {why}"), shown())),
+        },
         None if usage.is_some() => None,
         _ => return Err(malformed("an event is not a chat completion chunk (no choices)", shown())),
     };

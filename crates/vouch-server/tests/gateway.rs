@@ -201,6 +201,26 @@ async fn bodies_that_are_not_an_answer_are_refused_never_passed() {
             ),
             "not_a_completion",
         ),
+        // A second choice (n = 1 was asked): which one is the reply? Read two ways, so neither.
+        (
+            Step::body(
+                200,
+                &json!({"choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"},
+                    {"index": 1, "message": {"role": "assistant", "content": "{\"productPresent\": \"no\"}"}, "finish_reason": "stop"},
+                ]})
+                .to_string(),
+            ),
+            "not_a_completion",
+        ),
+        (
+            Step::body(
+                200,
+                &json!({"choices": [{"index": 1, "message": {"role": "assistant", "content": CLEAN_PLATE}, "finish_reason": "stop"}]})
+                    .to_string(),
+            ),
+            "not_a_completion",
+        ),
         (Step::completion(json!({"role": "assistant", "content": CLEAN_PLATE}), "length", Value::Null), "cut_off"),
         (Step::completion(json!({"role": "assistant", "content": ""}), "stop", Value::Null), "empty_content"),
         (
@@ -404,6 +424,41 @@ async fn broken_streams_are_refused() {
     let (_, _, text) = post(&r, &body).await;
     assert!(text.contains("stream_incomplete"), "{text}");
     assert!(!text.contains("data: [DONE]"));
+
+    // A reply spread over two choices (n = 1 was asked): each half alone is no answer, and
+    // joined they would be an answer no choice gave. Refused, and the second never relayed.
+    let (head, tail) = CLEAN_PLATE.split_at(CLEAN_PLATE.find(",\"productText").unwrap() + 1);
+    let numbered = |index: u64, delta: Value, finish: Option<&str>| {
+        sse_data(&json!({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+                         "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}))
+    };
+    for second in [
+        vec![numbered(1, json!({"content": tail}), None)],
+        vec![sse_data(&json!({"choices": [
+            {"index": 0, "delta": {"content": ""}, "finish_reason": null},
+            {"index": 1, "delta": {"content": tail}, "finish_reason": null},
+        ]}))],
+    ] {
+        let mut events = vec![numbered(0, json!({"role": "assistant", "content": head}), None)];
+        events.extend(second);
+        events.push(numbered(0, json!({}), Some("stop")));
+        events.push("data: [DONE]\n\n".to_owned());
+        let fake = SseFake::start(vec![SseStep::events(events)]);
+        let mut c = config(&fake.base_url);
+        c.defaults.rounds = Some(1);
+        let r = start(c, vec![]);
+        let (status, _, text) = post(&r, &body).await;
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains("stream_malformed") && text.contains("choice"), "{text}");
+        assert!(!text.contains("data: [DONE]"), "{text}");
+        // Only the error event quotes the bad event (as `got`); no relayed chunk holds its text.
+        let relayed: Vec<Value> = text
+            .split("\n\n")
+            .filter_map(|e| serde_json::from_str::<Value>(e.strip_prefix("data: ")?).ok())
+            .filter(|e| e.get("choices").is_some())
+            .collect();
+        assert!(!relayed.is_empty() && relayed.iter().all(|e| !e.to_string().contains("productText")), "{text}");
+    }
 
     // An in-band error event.
     let fake = SseFake::start(vec![SseStep::events(vec![sse_data(&json!({"error": {"message": "overloaded"}}))])]);
