@@ -2,7 +2,9 @@
 //! upstream as it is and its answer returned unchecked, marked
 //! `x-vouch-checked: false`, scrubbed of the key like every other byte. A
 //! streamed answer is read whole first (bounded), so that no key split
-//! across two events can get through.
+//! across two events can get through. A `vouch` member the upstream put in
+//! its answer (or in an event of it) is taken out: that object is the
+//! gateway's verdict, and an unchecked answer carries none.
 
 use std::time::Duration;
 
@@ -99,13 +101,79 @@ pub async fn forward(
         );
     }
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    let body = scrub.scrub_bytes(&buf).into_owned();
+    let scrubbed = scrub.scrub_bytes(&buf);
+    let body = without_vouch(&scrubbed, streamed).unwrap_or_else(|| scrubbed.into_owned());
     let mut r = (status, body).into_response();
     if let Some(k) = kind {
         r.headers_mut().insert(header::CONTENT_TYPE, k);
     }
     r.headers_mut().insert("x-vouch-checked", HeaderValue::from_static("false"));
     r
+}
+
+/// The answer with no `vouch` member at the top of its JSON (the whole body,
+/// or each event's data), `None` when it had none. The name is the
+/// gateway's own: clients read `vouch.outcome` for its verdict, so an
+/// upstream that wrote `"vouch": {"outcome": "accepted"}` would otherwise
+/// pass an unchecked answer off as vouched. Read as the SDKs read it (the
+/// last of repeated keys; an event's `data:` lines joined with `\n`); an
+/// event or body that is not JSON is left as it is (no SDK reads a member
+/// out of it).
+fn without_vouch(body: &[u8], streamed: bool) -> Option<Vec<u8>> {
+    fn stripped(data: &[u8]) -> Option<Vec<u8>> {
+        let mut doc = serde_json::from_slice::<Value>(data).ok()?;
+        doc.as_object_mut()?.remove("vouch")?;
+        serde_json::to_vec(&doc).ok()
+    }
+    if !streamed {
+        return stripped(body);
+    }
+    // Server-Sent Events: lines end with \n, \r\n or \r; a blank line ends an event.
+    let text = String::from_utf8_lossy(body);
+    let mut lines: Vec<&str> = text.split('\n').flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r')).collect();
+    // What follows the last line end is no line.
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut changed = false;
+    let mut event: Vec<&str> = Vec::new();
+    let flush = |event: &mut Vec<&str>, out: &mut Vec<u8>, changed: &mut bool| {
+        let data: Vec<&str> =
+            event.iter().filter_map(|l| l.strip_prefix("data:").map(|d| d.strip_prefix(' ').unwrap_or(d))).collect();
+        let rewritten = if data.is_empty() { None } else { stripped(data.join("\n").as_bytes()) };
+        match rewritten {
+            Some(json) => {
+                *changed = true;
+                for line in event.iter().filter(|l| !l.starts_with("data:")) {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+                out.extend_from_slice(b"data: ");
+                out.extend_from_slice(&json);
+                out.push(b'\n');
+            }
+            None => {
+                for line in event.iter() {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+            }
+        }
+        event.clear();
+    };
+    for line in lines {
+        if line.is_empty() {
+            flush(&mut event, &mut out, &mut changed);
+            out.push(b'\n');
+        } else {
+            event.push(line);
+        }
+    }
+    if !event.is_empty() {
+        flush(&mut event, &mut out, &mut changed);
+    }
+    changed.then_some(out)
 }
 
 /// Whether a streamed answer holds a secret once each string of its events
