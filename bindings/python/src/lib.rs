@@ -617,8 +617,8 @@ struct Contract {
 /// The first place in a contract given as a dict where `json.dumps` would
 /// write something else than what is there, as a mistake naming it: a key
 /// that is not a str (`True`, `None`, `1` and `1.5` would become the strings
-/// `"true"`, `"null"`, `"1"`, `"1.5"`) or a float that is not a JSON number
-/// (NaN, ±inf). Walked with an explicit stack (a deep document cannot
+/// `"true"`, `"null"`, `"1"`, `"1.5"`), a float that is not a JSON number
+/// (NaN, ±inf), or a key or str holding a lone surrogate (no character). Walked with an explicit stack (a deep document cannot
 /// overflow this one), each dict or list once (a cycle ends; `json.dumps`
 /// reports it).
 fn not_json_at(schema: &Bound<'_, PyAny>) -> PyResult<Option<vouch_bind::ContractMistake>> {
@@ -639,6 +639,11 @@ fn not_json_at(schema: &Bound<'_, PyAny>) -> PyResult<Option<vouch_bind::Contrac
             if !f.is_finite() {
                 return Ok(Some(mistake(path, format!("{f} is not a JSON number"))));
             }
+        } else if let Ok(text) = value.cast::<PyString>() {
+            // json.dumps would write it as a "\ud800" escape, which is not a character either.
+            if text.to_cow().is_err() {
+                return Ok(Some(mistake(path, "the str holds a lone surrogate, which is not a character".to_owned())));
+            }
         } else if let Ok(dict) = value.cast::<PyDict>() {
             if !seen.insert(value.as_ptr() as usize) {
                 continue;
@@ -652,7 +657,13 @@ fn not_json_at(schema: &Bound<'_, PyAny>) -> PyResult<Option<vouch_bind::Contrac
                         format!("the key {shown} is not a str ({type_name}): json.dumps would make it a string"),
                     )));
                 };
-                let name = name.to_cow()?;
+                let Ok(name) = name.to_cow() else {
+                    let shown = key.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string());
+                    return Ok(Some(mistake(
+                        path,
+                        format!("the key {shown} holds a lone surrogate, which is not a character"),
+                    )));
+                };
                 stack.push((item, format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"))));
             }
         } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {

@@ -269,6 +269,9 @@ def test_a_boolean_schema_is_a_contract() -> None:
         ({"anyOf": ({}, {(1, 2): 2})}, "/anyOf/1", "the key (1, 2) is not a str (tuple): json.dumps would make it a string"),
         ({"properties": {"a/b~": {"minimum": float("nan")}}}, "/properties/a~1b~0/minimum", "NaN is not a JSON number"),
         ({"enum": [1, float("-inf")]}, "/enum/1", "-inf is not a JSON number"),
+        # A lone surrogate is no character (the str form of the contract is refused alike).
+        ({"properties": {"\ud800": {}}}, "/properties", "the key '\\ud800' holds a lone surrogate, which is not a character"),
+        ({"enum": ["a", "b\udc00"]}, "/enum/1", "the str holds a lone surrogate, which is not a character"),
     ],
 )
 def test_a_dict_contract_json_dumps_would_change_is_a_contract_error_naming_where(
