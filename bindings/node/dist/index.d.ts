@@ -212,17 +212,28 @@ export declare function rounds<T>(contract: Contract<T>, call: (messages: Messag
 /** One chunk of the OpenAI Node SDK's chat completion stream (the fields vouch reads). */
 export interface ChatCompletionChunkLike {
     choices?: Array<{
+        index?: number;
         delta?: {
             content?: string | null;
         } | null;
         finish_reason?: string | null;
     }>;
 }
+/** What `streamCheck` reads of a stream. */
+export interface StreamCheckOptions {
+    /** The choice to check (its `index`; default 0): each choice is a reply of its own. */
+    index?: number;
+}
 /**
  * Check a reply while the OpenAI Node SDK streams it: feeds each chunk's
  * `delta.content` to a `StreamCheck` and yields the progress after each one.
  * Stop reading (and abort the stream) at the first `"refused"`; when it
  * ends, `finish()` is `check`'s verdict on the whole reply.
+ *
+ * The reply is one choice's deltas, gathered by their `index` as the SDK
+ * gathers them (`options.index`, default 0; a choice without one is 0):
+ * with `n > 1` a chunk may hold another choice's delta, which is another
+ * reply and is never fed into this one.
  *
  * ```ts
  * const live = contract.stream();
@@ -232,4 +243,4 @@ export interface ChatCompletionChunkLike {
  * const verdict = live.finish();
  * ```
  */
-export declare function streamCheck<T>(check: StreamCheck<T>, chunks: AsyncIterable<ChatCompletionChunkLike>): AsyncGenerator<"pending" | "refused", void, undefined>;
+export declare function streamCheck<T>(check: StreamCheck<T>, chunks: AsyncIterable<ChatCompletionChunkLike>, options?: StreamCheckOptions): AsyncGenerator<"pending" | "refused", void, undefined>;

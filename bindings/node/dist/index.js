@@ -740,6 +740,11 @@ async function rounds(contract, call, options = {}) {
  * Stop reading (and abort the stream) at the first `"refused"`; when it
  * ends, `finish()` is `check`'s verdict on the whole reply.
  *
+ * The reply is one choice's deltas, gathered by their `index` as the SDK
+ * gathers them (`options.index`, default 0; a choice without one is 0):
+ * with `n > 1` a chunk may hold another choice's delta, which is another
+ * reply and is never fed into this one.
+ *
  * ```ts
  * const live = contract.stream();
  * for await (const progress of streamCheck(live, await client.chat.completions.create({ ..., stream: true }))) {
@@ -748,10 +753,16 @@ async function rounds(contract, call, options = {}) {
  * const verdict = live.finish();
  * ```
  */
-async function* streamCheck(check, chunks) {
+async function* streamCheck(check, chunks, options = {}) {
+    const index = options.index ?? 0;
     for await (const chunk of chunks) {
-        const piece = chunk.choices?.[0]?.delta?.content;
-        const progress = typeof piece === "string" && piece.length > 0 ? check.feed(piece) : check.progress;
+        let piece = "";
+        for (const choice of chunk.choices ?? []) {
+            const content = choice?.delta?.content;
+            if ((choice?.index ?? 0) === index && typeof content === "string")
+                piece += content;
+        }
+        const progress = piece.length > 0 ? check.feed(piece) : check.progress;
         yield progress;
         if (progress === "refused")
             return;

@@ -123,3 +123,28 @@ test("streamCheck: the SDK's stream is stopped at the first certain refusal; fin
     await fake.close();
   }
 });
+
+test("streamCheck reads one choice's deltas by their index: another choice's (n > 1) is never fed into this reply", async () => {
+  // Two choices interleaved, as the API streams n = 2: each chunk holds one choice's delta.
+  const second = '{"productPresent": "no"}';
+  const firstPieces = ['{"productPresent": false, ', '"productTextPresent": false, ', '"garbledText": false}'];
+  async function* chunks() {
+    for (let i = 0; i < firstPieces.length; i++) {
+      yield { choices: [{ index: 0, delta: { content: firstPieces[i] }, finish_reason: null }] };
+      if (i === 0) yield { choices: [{ index: 1, delta: { content: second }, finish_reason: null }] };
+    }
+    // Both choices in one chunk, and a choice written without its index (0, as the SDK reads it).
+    yield { choices: [{ index: 1, delta: { content: " " }, finish_reason: "stop" }, { delta: { content: "" }, finish_reason: "stop" }] };
+  }
+  const live = plate.stream();
+  for await (const progress of streamCheck(live, chunks())) assert.equal(progress, "pending");
+  const verdict = live.finish();
+  assert.equal(verdict.passed, true, verdict.toJSON());
+  assert.equal(verdict.toJSON(), plate.check(firstPieces.join("")).toJSON());
+  // The second choice, asked for by its index: its own reply, refused.
+  const other = plate.stream();
+  const seen = [];
+  for await (const progress of streamCheck(other, chunks(), { index: 1 })) seen.push(progress);
+  assert.deepEqual(seen.at(-1), "refused");
+  assert.equal(other.finish().toJSON(), plate.check(second).toJSON());
+});

@@ -861,7 +861,13 @@ export async function rounds<T>(
 
 /** One chunk of the OpenAI Node SDK's chat completion stream (the fields vouch reads). */
 export interface ChatCompletionChunkLike {
-  choices?: Array<{ delta?: { content?: string | null } | null; finish_reason?: string | null }>;
+  choices?: Array<{ index?: number; delta?: { content?: string | null } | null; finish_reason?: string | null }>;
+}
+
+/** What `streamCheck` reads of a stream. */
+export interface StreamCheckOptions {
+  /** The choice to check (its `index`; default 0): each choice is a reply of its own. */
+  index?: number;
 }
 
 /**
@@ -869,6 +875,11 @@ export interface ChatCompletionChunkLike {
  * `delta.content` to a `StreamCheck` and yields the progress after each one.
  * Stop reading (and abort the stream) at the first `"refused"`; when it
  * ends, `finish()` is `check`'s verdict on the whole reply.
+ *
+ * The reply is one choice's deltas, gathered by their `index` as the SDK
+ * gathers them (`options.index`, default 0; a choice without one is 0):
+ * with `n > 1` a chunk may hold another choice's delta, which is another
+ * reply and is never fed into this one.
  *
  * ```ts
  * const live = contract.stream();
@@ -881,10 +892,16 @@ export interface ChatCompletionChunkLike {
 export async function* streamCheck<T>(
   check: StreamCheck<T>,
   chunks: AsyncIterable<ChatCompletionChunkLike>,
+  options: StreamCheckOptions = {},
 ): AsyncGenerator<"pending" | "refused", void, undefined> {
+  const index = options.index ?? 0;
   for await (const chunk of chunks) {
-    const piece = chunk.choices?.[0]?.delta?.content;
-    const progress = typeof piece === "string" && piece.length > 0 ? check.feed(piece) : check.progress;
+    let piece = "";
+    for (const choice of chunk.choices ?? []) {
+      const content = choice?.delta?.content;
+      if ((choice?.index ?? 0) === index && typeof content === "string") piece += content;
+    }
+    const progress = piece.length > 0 ? check.feed(piece) : check.progress;
     yield progress;
     if (progress === "refused") return;
   }
