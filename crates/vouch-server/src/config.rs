@@ -338,8 +338,15 @@ impl ServerConfig {
                     .to_owned(),
             ));
         }
-        if let Some(bad) = j.webhook_allow.iter().find(|p| !(p.starts_with("https://") || p.starts_with("http://"))) {
-            return Err(ConfigError(format!("jobs.webhook_allow: {bad:?} is not an http(s) URL prefix")));
+        let prefix_url = |p: &str| {
+            (p.starts_with("https://") || p.starts_with("http://"))
+                && reqwest::Url::parse(p)
+                    .is_ok_and(|u| u.host_str().is_some() && u.username().is_empty() && u.password().is_none())
+        };
+        if let Some(bad) = j.webhook_allow.iter().find(|p| !prefix_url(p)) {
+            return Err(ConfigError(format!(
+                "jobs.webhook_allow: {bad:?} is not an http(s) URL prefix with a host (and no user name or password)"
+            )));
         }
         let all =
             std::iter::once(("defaults", &self.defaults)).chain(self.contract.iter().map(|(k, v)| (k.as_str(), v)));

@@ -784,5 +784,38 @@ mod tests {
         assert!(!allowed("http://169.254.169.254/latest", &allow));
         assert!(!allowed("https://hooks.example.com/a b", &allow));
         assert!(!allowed("https://hooks.example.com/", &[]));
+        // A prefix written without its last slash still names one host.
+        let bare = vec!["https://hooks.example.com".to_owned()];
+        assert!(allowed("https://hooks.example.com/vouch", &bare));
+        assert!(allowed("https://hooks.example.com", &bare));
+        for elsewhere in [
+            "https://hooks.example.com.evil.test/",
+            "https://hooks.example.com@evil.test/",
+            "https://hooks.example.com:8443/",
+            "https://hooks.example.com:@evil.test/",
+        ] {
+            assert!(!allowed(elsewhere, &bare), "{elsewhere}");
+        }
+        // Under a path, and on another port.
+        let path = vec!["http://127.0.0.1:9000/hooks/".to_owned()];
+        assert!(allowed("http://127.0.0.1:9000/hooks/a?x=1", &path));
+        assert!(!allowed("http://127.0.0.1:9000/other", &path));
+        assert!(!allowed("http://127.0.0.1:9000@10.0.0.1/hooks/", &path));
+        assert!(!allowed("http://user:pw@127.0.0.1:9000/hooks/", &["http://".to_owned()]));
+    }
+
+    #[test]
+    fn a_webhook_prefix_without_a_host_does_not_start() {
+        let config = |allow: &str| {
+            crate::ServerConfig::from_toml_str(&format!(
+                "upstream = \"http://127.0.0.1:9/v1\"\ncontracts = \".\"\n[jobs]\nwebhook_allow = [{allow:?}]"
+            ))
+            .and_then(|c| c.validate())
+        };
+        assert!(config("https://hooks.example.com").is_ok());
+        for bad in ["https://", "http://", "https://user@hooks.example.com/", "hooks.example.com/"] {
+            let refused = config(bad);
+            assert!(matches!(&refused, Err(e) if e.to_string().contains("jobs.webhook_allow")), "{bad}: {refused:?}");
+        }
     }
 }

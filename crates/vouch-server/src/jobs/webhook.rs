@@ -36,13 +36,30 @@ pub fn sign(secret: &[u8], timestamp: u64, body: &[u8]) -> String {
     format!("sha256={}", crate::hex(&mac.finalize().into_bytes()))
 }
 
-/// Whether `url` may be called: it starts with one of the allowed prefixes.
+/// Whether `url` may be called: it starts with one of the allowed prefixes,
+/// and, read as the client that calls it reads it, goes to that prefix's
+/// own scheme, host and port, under its path, with no user name or
+/// password. A text prefix alone would take `https://hooks.example.com.evil.test/`
+/// or `https://hooks.example.com@evil.test/` under `https://hooks.example.com`.
 #[must_use]
 pub fn allowed(url: &str, allow: &[String]) -> bool {
-    (url.starts_with("https://") || url.starts_with("http://"))
-        && url.len() <= 2048
-        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
-        && allow.iter().any(|p| url.starts_with(p.as_str()))
+    if url.len() > 2048 || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return false;
+    }
+    let Ok(to) = reqwest::Url::parse(url) else { return false };
+    if !matches!(to.scheme(), "https" | "http") || !to.username().is_empty() || to.password().is_some() {
+        return false;
+    }
+    allow.iter().any(|prefix| {
+        url.starts_with(prefix.as_str())
+            && reqwest::Url::parse(prefix).is_ok_and(|p| {
+                p.scheme() == to.scheme()
+                    && p.host_str().is_some()
+                    && p.host_str() == to.host_str()
+                    && p.port_or_known_default() == to.port_or_known_default()
+                    && to.path().starts_with(p.path())
+            })
+    })
 }
 
 /// Deliver the job's webhook, retrying until it is taken (a 2xx) or every
