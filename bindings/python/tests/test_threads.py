@@ -91,3 +91,27 @@ def test_threads_checking_concurrently_run_at_once() -> None:
     )
     if cores >= 2:
         assert overlap > 1.5, runs
+
+
+class Tagged(vouch.Contract):
+    pass
+
+
+def _check_in_child(contract: vouch.Contract, raw: str) -> str:
+    return contract.check(raw).to_json()
+
+
+def test_a_contract_pickles_as_its_document_and_checks_alike_in_another_process() -> None:
+    # multiprocessing, joblib and Ray send a contract by pickling it: compiled again there.
+    import copy
+    import multiprocessing
+    import pickle
+
+    contract = Tagged({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "x-vouch": {"repair": ["coerce"]}}}})
+    again = pickle.loads(pickle.dumps(contract))
+    assert type(again) is Tagged and again.document == contract.document
+    assert copy.deepcopy(contract).document == contract.document
+    raws = ['{"n": "80"}', '{"n": "x"}', "{}", "not json"]
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        got = pool.starmap(_check_in_child, [(contract, raw) for raw in raws])
+    assert got == [contract.check(raw).to_json() for raw in raws]

@@ -25,6 +25,7 @@ from typing import (
     Callable,
     List,
     Optional,
+    Tuple,
     Type,
     Union,
 )
@@ -88,6 +89,13 @@ class Contract(_NativeContract):
             error.mistakes = mistakes
             raise error
         return cls(model.model_json_schema())
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
+        """Pickled as its document's text and compiled again when unpickled
+        (``multiprocessing``, joblib, Ray, Celery): the same contract, as
+        ``document`` is what compiles to it (how it travels to a Spark
+        executor too)."""
+        return (type(self), (self.document,))
 
 
 @dataclass(frozen=True)
