@@ -102,7 +102,19 @@ pub async fn forward(
     }
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
     let scrubbed = scrub.scrub_bytes(&buf);
-    let body = without_vouch(&scrubbed, streamed).unwrap_or_else(|| scrubbed.into_owned());
+    let body = match without_vouch(&scrubbed, streamed) {
+        Ok(Some(rewritten)) => rewritten,
+        Ok(None) => scrubbed.into_owned(),
+        Err(()) => {
+            return error(
+                StatusCode::BAD_GATEWAY,
+                "upstream_error",
+                "vouch_in_answer",
+                "the upstream's unchecked answer is not strict JSON and may hold a vouch member, the gateway's own; it was not relayed",
+                scrub,
+            )
+        }
+    };
     let mut r = (status, body).into_response();
     if let Some(k) = kind {
         r.headers_mut().insert(header::CONTENT_TYPE, k);
@@ -112,24 +124,34 @@ pub async fn forward(
 }
 
 /// The answer with no `vouch` member at the top of its JSON (the whole body,
-/// or each event's data), `None` when it had none. The name is the
+/// or each event's data): `Ok(None)` when it had none, `Err(())` when a
+/// part that is not strict JSON could still spell one. The name is the
 /// gateway's own: clients read `vouch.outcome` for its verdict, so an
 /// upstream that wrote `"vouch": {"outcome": "accepted"}` would otherwise
-/// pass an unchecked answer off as vouched. Read as the SDKs read it (the
-/// last of repeated keys; an event's `data:` lines joined with `\n`); an
-/// event or body that is not JSON is left as it is (no SDK reads a member
-/// out of it).
-fn without_vouch(body: &[u8], streamed: bool) -> Option<Vec<u8>> {
-    fn stripped(data: &[u8]) -> Option<Vec<u8>> {
-        let mut doc = serde_json::from_slice::<Value>(data).ok()?;
-        doc.as_object_mut()?.remove("vouch")?;
-        serde_json::to_vec(&doc).ok()
+/// pass an unchecked answer off as vouched. Read as the SDKs read it (a
+/// byte order mark skipped, the last of repeated keys, an event's `data`
+/// lines joined with `\n`). A part serde_json does not read may still be
+/// read by a looser reader (Python's `json` takes `NaN`, `1e400`): unless
+/// it holds neither `vouch` nor a `\u` escape that could spell it, the
+/// answer is not relayed.
+fn without_vouch(body: &[u8], streamed: bool) -> Result<Option<Vec<u8>>, ()> {
+    fn stripped(data: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+        let data = data.strip_prefix("\u{feff}".as_bytes()).unwrap_or(data);
+        let Ok(mut doc) = serde_json::from_slice::<Value>(data) else {
+            let spells = |needle: &[u8]| data.windows(needle.len()).any(|w| w == needle);
+            return if spells(b"vouch") || spells(b"\\u") { Err(()) } else { Ok(None) };
+        };
+        if doc.as_object_mut().and_then(|o| o.remove("vouch")).is_none() {
+            return Ok(None);
+        }
+        serde_json::to_vec(&doc).map(Some).map_err(|_| ())
     }
     if !streamed {
         return stripped(body);
     }
     // Server-Sent Events: lines end with \n, \r\n or \r; a blank line ends an event.
     let text = String::from_utf8_lossy(body);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut lines: Vec<&str> = text.split('\n').flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r')).collect();
     // What follows the last line end is no line.
     if lines.last() == Some(&"") {
@@ -138,42 +160,48 @@ fn without_vouch(body: &[u8], streamed: bool) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(body.len());
     let mut changed = false;
     let mut event: Vec<&str> = Vec::new();
-    let flush = |event: &mut Vec<&str>, out: &mut Vec<u8>, changed: &mut bool| {
-        let data: Vec<&str> =
-            event.iter().filter_map(|l| l.strip_prefix("data:").map(|d| d.strip_prefix(' ').unwrap_or(d))).collect();
-        let rewritten = if data.is_empty() { None } else { stripped(data.join("\n").as_bytes()) };
-        match rewritten {
-            Some(json) => {
-                *changed = true;
-                for line in event.iter().filter(|l| !l.starts_with("data:")) {
-                    out.extend_from_slice(line.as_bytes());
-                    out.push(b'\n');
-                }
-                out.extend_from_slice(b"data: ");
-                out.extend_from_slice(&json);
-                out.push(b'\n');
-            }
-            None => {
-                for line in event.iter() {
-                    out.extend_from_slice(line.as_bytes());
-                    out.push(b'\n');
-                }
-            }
+    let mut flush = |event: &mut Vec<&str>, out: &mut Vec<u8>| -> Result<(), ()> {
+        let data: Vec<&str> = event.iter().filter_map(|l| data_of(l)).collect();
+        let rewritten = if data.is_empty() { None } else { stripped(data.join("\n").as_bytes())? };
+        let kept: Vec<&str> = match &rewritten {
+            Some(_) => event.iter().copied().filter(|l| data_of(l).is_none()).collect(),
+            None => event.clone(),
+        };
+        for line in kept {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        if let Some(json) = rewritten {
+            changed = true;
+            out.extend_from_slice(b"data: ");
+            out.extend_from_slice(&json);
+            out.push(b'\n');
         }
         event.clear();
+        Ok(())
     };
     for line in lines {
         if line.is_empty() {
-            flush(&mut event, &mut out, &mut changed);
+            flush(&mut event, &mut out)?;
             out.push(b'\n');
         } else {
             event.push(line);
         }
     }
     if !event.is_empty() {
-        flush(&mut event, &mut out, &mut changed);
+        flush(&mut event, &mut out)?;
     }
-    changed.then_some(out)
+    Ok(changed.then_some(out))
+}
+
+/// A Server-Sent Events line's `data` value: after the first colon, less one
+/// space (a bare `data` is an empty one); `None` for another field.
+fn data_of(line: &str) -> Option<&str> {
+    match line.split_once(':') {
+        Some(("data", value)) => Some(value.strip_prefix(' ').unwrap_or(value)),
+        None if line == "data" => Some(""),
+        _ => None,
+    }
 }
 
 /// Whether a streamed answer holds a secret once each string of its events

@@ -1155,6 +1155,35 @@ async fn passed_through_an_upstream_s_own_vouch_object_is_taken_out() {
     let got = json_of(&text);
     assert!(got.get("vouch").is_none(), "{text}");
     assert_eq!(got["choices"], answer["choices"]);
+    // Read as the SDKs read it: past a byte order mark; and a body serde_json does not read
+    // but Python's json does (NaN) is not relayed if it could name vouch; other text is.
+    let spoofs = [
+        (format!("\u{feff}{answer}"), 200),
+        (answer.to_string().replacen("\"id\"", "\"x\": NaN, \"id\"", 1), 502),
+        (
+            answer.to_string().replacen("\"vouch\"", "\"\\u0076ouch\"", 1).replacen(
+                "\"id\"",
+                "\"x\": 1e400, \"id\"",
+                1,
+            ),
+            502,
+        ),
+        ("<html>overloaded</html>".to_owned(), 200),
+    ];
+    for (spoof, want) in spoofs {
+        let fake = Fake::start(vec![Step::body(200, &spoof)]);
+        let mut c = config(&fake.base_url);
+        c.without_contract = vouch_server::WithoutContract::Pass;
+        let r = start(c, vec![]);
+        let (status, _, text) = post(&r, &body).await;
+        assert_eq!(status, want, "{spoof}: {text}");
+        assert!(!text.contains("accepted"), "{spoof}: {text}");
+        if want == 502 {
+            assert_eq!(json_of(&text)["error"]["code"], "vouch_in_answer");
+        } else if spoof.starts_with('<') {
+            assert_eq!(text, spoof);
+        }
+    }
 
     let chunk = |extra: &str| {
         format!(
@@ -1164,8 +1193,9 @@ async fn passed_through_an_upstream_s_own_vouch_object_is_taken_out() {
     let events = vec![
         format!("data: {}\n\n", chunk(r#""vouch": {"outcome": "accepted"},"#)),
         format!("event: message\r\ndata: {}\r\n\r\n", chunk(r#""\u0076ouch": {"outcome": "accepted"},"#)),
-        // One event's data over two lines (joined with a line feed, as SSE reads it).
-        "data: {\"vouch\": {\"outcome\": \"accepted\"},\ndata: \"choices\": []}\n\n".to_owned(),
+        // One event's data over two lines (joined with a line feed, as SSE reads it), and a bare
+        // `data` line (an empty one) between them.
+        "data: {\"vouch\": {\"outcome\": \"accepted\"},\ndata\ndata: \"choices\": []}\n\n".to_owned(),
         format!("data: {}\n\n", chunk("")),
         "data: [DONE]\n\n".to_owned(),
     ];
