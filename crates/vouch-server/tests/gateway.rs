@@ -1111,15 +1111,20 @@ async fn a_slow_drip_is_cut_at_the_total_backstop() {
     assert!(!seen.finished && seen.closed_by_client.is_some(), "the upstream saw the request dropped: {seen:?}");
 }
 
+/// A gateway with `without_contract = "pass"` before the upstream at `base_url`.
+fn passing(base_url: &str) -> Running {
+    let mut c = config(base_url);
+    c.without_contract = vouch_server::WithoutContract::Pass;
+    start(c, vec![])
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn passed_through_a_key_sent_a_character_an_event_is_never_relayed() {
     // `without_contract = "pass"`: the answer is read whole, and its events'
     // strings joined, before anything goes to the client.
     let content = format!(r#"{{"s": "pre{KEY}post"}}"#);
     let fake = SseFake::start(vec![SseStep::reply(&content, content.len())]);
-    let mut c = config(&fake.base_url);
-    c.without_contract = vouch_server::WithoutContract::Pass;
-    let r = start(c, vec![]);
+    let r = passing(&fake.base_url);
     let body = json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
     let (status, _, text) = post(&r, &body).await;
     assert_eq!(status, 502, "{text}");
@@ -1129,9 +1134,7 @@ async fn passed_through_a_key_sent_a_character_an_event_is_never_relayed() {
     // Without the key, the same stream is relayed as it came.
     let content = r#"{"s": "nothing to hide"}"#;
     let fake = SseFake::start(vec![SseStep::reply(content, content.len())]);
-    let mut c = config(&fake.base_url);
-    c.without_contract = vouch_server::WithoutContract::Pass;
-    let r = start(c, vec![]);
+    let r = passing(&fake.base_url);
     let (status, headers, text) = post(&r, &body).await;
     assert_eq!(status, 200, "{text}");
     assert_eq!(headers["x-vouch-checked"], "false");
@@ -1146,9 +1149,7 @@ async fn passed_through_an_upstream_s_own_vouch_object_is_taken_out() {
     let answer = json!({"id": "c", "object": "chat.completion", "vouch": spoof, "choices": [
         {"index": 0, "message": {"role": "assistant", "content": "{\"productPresent\": \"no\"}"}, "finish_reason": "stop"}]});
     let fake = Fake::start(vec![Step::body(200, &answer.to_string())]);
-    let mut c = config(&fake.base_url);
-    c.without_contract = vouch_server::WithoutContract::Pass;
-    let r = start(c, vec![]);
+    let r = passing(&fake.base_url);
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
     let (status, headers, text) = post(&r, &body).await;
     assert_eq!((status, &headers["x-vouch-checked"]), (200, &"false".parse().unwrap()), "{text}");
@@ -1172,9 +1173,7 @@ async fn passed_through_an_upstream_s_own_vouch_object_is_taken_out() {
     ];
     for (spoof, want) in spoofs {
         let fake = Fake::start(vec![Step::body(200, &spoof)]);
-        let mut c = config(&fake.base_url);
-        c.without_contract = vouch_server::WithoutContract::Pass;
-        let r = start(c, vec![]);
+        let r = passing(&fake.base_url);
         let (status, _, text) = post(&r, &body).await;
         assert_eq!(status, want, "{spoof}: {text}");
         assert!(!text.contains("accepted"), "{spoof}: {text}");
@@ -1200,9 +1199,7 @@ async fn passed_through_an_upstream_s_own_vouch_object_is_taken_out() {
         "data: [DONE]\n\n".to_owned(),
     ];
     let fake = SseFake::start(vec![SseStep::events(events)]);
-    let mut c = config(&fake.base_url);
-    c.without_contract = vouch_server::WithoutContract::Pass;
-    let r = start(c, vec![]);
+    let r = passing(&fake.base_url);
     let body = json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
     let (status, _, text) = post(&r, &body).await;
     assert_eq!(status, 200, "{text}");
