@@ -91,8 +91,8 @@ enum Command {
     /// Check a JSON Lines file of replies: one verdict per line, in order, on all cores.
     ///
     /// Each input line is a JSON string (the raw reply) or an object whose --field
-    /// (default `raw`) holds it; its other fields (an id) are carried into the output
-    /// line, beside `line` and `verdict`. A summary goes to standard error. Exit codes:
+    /// (default `raw`) holds it (null there: an empty reply, refused); its other fields
+    /// (an id) are carried into the output line, beside `line` and `verdict`. A summary goes to standard error. Exit codes:
     /// 0 all accepted, 3 some with findings, 1 some refused, 4 some input lines broken,
     /// 2 bad invocation.
     ///

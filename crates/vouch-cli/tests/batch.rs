@@ -52,6 +52,20 @@ fn strings_and_a_named_field() {
 }
 
 #[test]
+fn a_null_reply_is_the_model_not_answering_refused_with_its_id() {
+    // As a null reply is in the Spark and Dask verdict columns: refused, not a broken line.
+    let input = format!("{}\n{}\n", json!({"id": "a", "raw": null}), json!({"id": "b", "raw": OK}));
+    let out = vouch(&["batch", "-c", PLATE, "-q"], Some(input.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "refused, not broken: {}", text(&out.stderr));
+    let got = lines(&out.stdout);
+    assert_eq!(got[0]["id"], json!("a"));
+    assert_eq!(got[0]["verdict"]["outcome"], json!("refused"));
+    assert_eq!(got[0]["verdict"]["problems"][0]["code"], json!("empty_reply"));
+    assert_eq!(got[0]["verdict"]["problems"][0]["class"], json!("no_answer"));
+    assert_eq!(got[1]["verdict"]["pass"], json!(true));
+}
+
+#[test]
 fn broken_lines_are_reported_and_processing_goes_on() {
     let input = format!("{}\nnot json\n{}\n[1]\n{}\n\u{0}\n", json!(OK), json!({"id": 1}), json!({"raw": 5}));
     let mut bytes = input.into_bytes();

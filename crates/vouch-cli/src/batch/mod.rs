@@ -366,6 +366,9 @@ fn read_line_json<'a>(contract: &Contract, field: &str, number: usize, text: &st
             Some(Value::String(raw)) => {
                 Outcome::Verdict { carried: carried(fields), verdict: check(contract, raw.into()) }
             }
+            // A reply of null: the model did not answer (refused `empty_reply`, as a null
+            // reply is in Spark's and Dask's verdict columns), with the line's id carried.
+            Some(Value::Null) => Outcome::Verdict { carried: carried(fields), verdict: check(contract, "".into()) },
             Some(_) => Outcome::Broken(format!("line {number}: the field {field:?} is not a string")),
             None => Outcome::Broken(format!("line {number}: no field {field:?}")),
         },
