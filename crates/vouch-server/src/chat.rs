@@ -48,7 +48,16 @@ fn choose(
     body: &Map<String, Value>,
 ) -> Result<Option<Arc<Entry>>, Box<Response>> {
     let catalog = g.catalog();
-    if let Some(name) = headers.get(CONTRACT_HEADER) {
+    let mut named = headers.get_all(CONTRACT_HEADER).iter();
+    if let Some(name) = named.next() {
+        if named.next().is_some() {
+            // Which one a proxy on the way would keep is not ours to guess (as for a limit).
+            return Err(Box::new(bad_request(
+                scrub,
+                "invalid_contract_header",
+                &format!("{CONTRACT_HEADER} is given more than once: name one contract"),
+            )));
+        }
         let name = name.to_str().unwrap_or("");
         return match catalog.named.get(name) {
             Some(e) => Ok(Some(Arc::clone(e))),

@@ -1266,6 +1266,16 @@ async fn requests_that_say_something_unclear_are_400s_not_guesses() {
     let (status, _, text) =
         post_with(&r, &plate_request(), &[("x-vouch-rounds", "1"), ("x-vouch-rounds", "abc")]).await;
     assert_eq!((status, json_of(&text)["error"]["code"].as_str()), (400, Some("invalid_limit")), "{text}");
+    // Two contracts named: the same rule (the first was taken before).
+    for second in ["plate", "eligibility"] {
+        let (status, _, text) =
+            post_with(&r, &plate_request(), &[("x-vouch-contract", "plate"), ("x-vouch-contract", second)]).await;
+        assert_eq!(
+            (status, json_of(&text)["error"]["code"].as_str()),
+            (400, Some("invalid_contract_header")),
+            "{text}"
+        );
+    }
     // A method a route does not take: an OpenAI-shaped error, not an empty body.
     let got = client().get(format!("{}/v1/chat/completions", r.url)).send().await.unwrap();
     assert_eq!(got.status(), 405);
