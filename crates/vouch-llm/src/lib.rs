@@ -48,3 +48,4 @@ pub use outcome::{Answer, Outcome, Round, RoundVerdict, Source, Streamed, Usage}
 pub use problem::{class_of, AskProblem, UpstreamCode, UpstreamProblem};
 pub use reask::{reask_text, REPLY_ONLY};
 pub use scrub::{Scrubber, ScrubbingWriter, REDACTED};
+pub use sse::{read_sse_events, Event as SseEvent};

@@ -8,9 +8,31 @@
 
 /// One event: its name (`event:`) and its data (the `data:` lines, joined).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Event {
+pub struct Event {
+    /// The `event:` field, if any.
     pub name: Option<String>,
+    /// The `data:` lines, joined with `\n`.
     pub data: Vec<u8>,
+}
+
+/// A whole Server-Sent Events body read as events by the reader vouch's own
+/// streams go through (a last event without its blank line ended too), or
+/// `None` when it cannot be read so: a line that is not a known field, or a
+/// line or event over `max_event` bytes.
+///
+/// ```
+/// let events = vouch_llm::read_sse_events(b"event: x\ndata: a\ndata: b\n\ndata: [DONE]", 1024).unwrap_or_default();
+/// assert_eq!(events.len(), 2);
+/// assert_eq!((events[0].name.as_deref(), &events[0].data[..]), (Some("x"), &b"a\nb"[..]));
+/// assert!(vouch_llm::read_sse_events(b"{\"choices\": []}\n\n", 1024).is_none());
+/// ```
+#[must_use]
+pub fn read_sse_events(body: &[u8], max_event: usize) -> Option<Vec<Event>> {
+    let mut decoder = Decoder::new(max_event);
+    let mut events = Vec::new();
+    decoder.push(body, &mut events).ok()?;
+    decoder.push(b"\n\n", &mut events).ok()?;
+    Some(events)
 }
 
 /// Why a stream cannot be read as events.

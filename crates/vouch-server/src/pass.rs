@@ -125,83 +125,61 @@ pub async fn forward(
 
 /// The answer with no `vouch` member at the top of its JSON (the whole body,
 /// or each event's data): `Ok(None)` when it had none, `Err(())` when a
-/// part that is not strict JSON could still spell one. The name is the
-/// gateway's own: clients read `vouch.outcome` for its verdict, so an
-/// upstream that wrote `"vouch": {"outcome": "accepted"}` would otherwise
-/// pass an unchecked answer off as vouched. Read as the SDKs read it (a
-/// byte order mark skipped, the last of repeated keys, an event's `data`
-/// lines joined with `\n`). A part serde_json does not read may still be
-/// read by a looser reader (Python's `json` takes `NaN`, `1e400`): unless
-/// it holds neither `vouch` nor a `\u` escape that could spell it, the
-/// answer is not relayed.
+/// part vouch cannot read could still spell one. The name is the gateway's
+/// own: clients read `vouch.outcome` for its verdict, so an upstream that
+/// wrote `"vouch": {"outcome": "accepted"}` would otherwise pass an
+/// unchecked answer off as vouched. A stream is read by vouch-llm's reader
+/// of Server-Sent Events, the one its checked streams go through, and
+/// written again (each event's name and data; ids, retries and comments
+/// dropped) only when an event had the member.
 fn without_vouch(body: &[u8], streamed: bool) -> Result<Option<Vec<u8>>, ()> {
-    fn stripped(data: &[u8]) -> Result<Option<Vec<u8>>, ()> {
-        let data = data.strip_prefix("\u{feff}".as_bytes()).unwrap_or(data);
-        let Ok(mut doc) = serde_json::from_slice::<Value>(data) else {
-            let spells = |needle: &[u8]| data.windows(needle.len()).any(|w| w == needle);
-            return if spells(b"vouch") || spells(b"\\u") { Err(()) } else { Ok(None) };
-        };
-        if doc.as_object_mut().and_then(|o| o.remove("vouch")).is_none() {
-            return Ok(None);
-        }
-        serde_json::to_vec(&doc).map(Some).map_err(|_| ())
-    }
     if !streamed {
         return stripped(body);
     }
-    // Server-Sent Events: lines end with \n, \r\n or \r; a blank line ends an event.
-    let text = String::from_utf8_lossy(body);
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let mut lines: Vec<&str> = text.split('\n').flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r')).collect();
-    // What follows the last line end is no line.
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
-    let mut out = Vec::with_capacity(body.len());
-    let mut changed = false;
-    let mut event: Vec<&str> = Vec::new();
-    let mut flush = |event: &mut Vec<&str>, out: &mut Vec<u8>| -> Result<(), ()> {
-        let data: Vec<&str> = event.iter().filter_map(|l| data_of(l)).collect();
-        let rewritten = if data.is_empty() { None } else { stripped(data.join("\n").as_bytes())? };
-        let kept: Vec<&str> = match &rewritten {
-            Some(_) => event.iter().copied().filter(|l| data_of(l).is_none()).collect(),
-            None => event.clone(),
-        };
-        for line in kept {
-            out.extend_from_slice(line.as_bytes());
-            out.push(b'\n');
-        }
-        if let Some(json) = rewritten {
-            changed = true;
-            out.extend_from_slice(b"data: ");
-            out.extend_from_slice(&json);
-            out.push(b'\n');
-        }
-        event.clear();
-        Ok(())
+    let Some(events) = vouch_llm::read_sse_events(body, MAX_PASSED) else {
+        return if could_name_vouch(body) { Err(()) } else { Ok(None) };
     };
-    for line in lines {
-        if line.is_empty() {
-            flush(&mut event, &mut out)?;
+    let mut changed = false;
+    let mut out = Vec::with_capacity(body.len());
+    for event in &events {
+        let rewritten = stripped(&event.data)?;
+        changed |= rewritten.is_some();
+        if let Some(name) = &event.name {
+            out.extend_from_slice(b"event: ");
+            out.extend_from_slice(name.as_bytes());
             out.push(b'\n');
-        } else {
-            event.push(line);
         }
-    }
-    if !event.is_empty() {
-        flush(&mut event, &mut out)?;
+        for line in rewritten.as_deref().unwrap_or(&event.data).split(|b| *b == b'\n') {
+            out.extend_from_slice(b"data: ");
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+        out.push(b'\n');
     }
     Ok(changed.then_some(out))
 }
 
-/// A Server-Sent Events line's `data` value: after the first colon, less one
-/// space (a bare `data` is an empty one); `None` for another field.
-fn data_of(line: &str) -> Option<&str> {
-    match line.split_once(':') {
-        Some(("data", value)) => Some(value.strip_prefix(' ').unwrap_or(value)),
-        None if line == "data" => Some(""),
-        _ => None,
+/// One JSON document without a `vouch` member at its top, read as the SDKs
+/// read it (a byte order mark skipped, the last of repeated keys): `Ok(None)`
+/// when it has none. A document serde_json does not read may still be read
+/// by a looser reader (Python's `json` takes `NaN`, `1e400`): `Err(())` when
+/// it [could name](could_name_vouch) the member.
+fn stripped(data: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+    let data = data.strip_prefix("\u{feff}".as_bytes()).unwrap_or(data);
+    let Ok(mut doc) = serde_json::from_slice::<Value>(data) else {
+        return if could_name_vouch(data) { Err(()) } else { Ok(None) };
+    };
+    if doc.as_object_mut().and_then(|o| o.remove("vouch")).is_none() {
+        return Ok(None);
     }
+    serde_json::to_vec(&doc).map(Some).map_err(|_| ())
+}
+
+/// Whether text vouch could not read may hold the key `vouch`: the word, or
+/// a `\u` escape that could spell it.
+fn could_name_vouch(text: &[u8]) -> bool {
+    let holds = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
+    holds(b"vouch") || holds(b"\\u")
 }
 
 /// Whether a streamed answer holds a secret once each string of its events
@@ -213,8 +191,12 @@ fn secret_across_events(scrub: &Scrubber, body: &[u8]) -> bool {
         return false;
     }
     let mut joined: BTreeMap<String, String> = BTreeMap::new();
-    for line in body.split(|&b| b == b'\n') {
-        let Some(data) = line.strip_prefix(b"data:") else { continue };
+    // Each event's data as vouch-llm's reader joins it; a body it cannot read, line by line.
+    let datas: Vec<Vec<u8>> = match vouch_llm::read_sse_events(body, MAX_PASSED) {
+        Some(events) => events.into_iter().map(|e| e.data).collect(),
+        None => body.split(|&b| b == b'\n').filter_map(|l| l.strip_prefix(b"data:")).map(<[u8]>::to_vec).collect(),
+    };
+    for data in &datas {
         let Ok(event) = serde_json::from_slice::<Value>(data.trim_ascii()) else { continue };
         // An explicit stack: an event's depth is serde_json's to bound (128).
         let mut stack = vec![(String::new(), &event)];

@@ -1211,6 +1211,21 @@ async fn passed_through_an_upstream_s_own_vouch_object_is_taken_out() {
         "{text}"
     );
     assert!(text.contains("event: message\n") && text.ends_with("data: [DONE]\n\n"), "{text}");
+    // A stream vouch's reader cannot read (a field it does not know, a byte order mark)
+    // that could still name the member is not relayed; one that could not, is.
+    for (events, want) in [
+        (vec![format!("x-note: 1\ndata: {}\n\n", chunk(r#""vouch": {},"#))], 502),
+        (vec![format!("\u{feff}data: {}\n\n", chunk(r#""vouch": {},"#))], 502),
+        (vec![format!("x-note: 1\ndata: {}\n\n", chunk(""))], 200),
+    ] {
+        let fake = SseFake::start(vec![SseStep::events(events)]);
+        let r = passing(&fake.base_url);
+        let (status, _, text) = post(&r, &body).await;
+        assert_eq!(status, want, "{text}");
+        if want == 502 {
+            assert_eq!(json_of(&text)["error"]["code"], "vouch_in_answer", "{text}");
+        }
+    }
 }
 
 #[test]
