@@ -618,9 +618,9 @@ struct Contract {
 /// write something else than what is there, as a mistake naming it: a key
 /// that is not a str (`True`, `None`, `1` and `1.5` would become the strings
 /// `"true"`, `"null"`, `"1"`, `"1.5"`), a float that is not a JSON number
-/// (NaN, ±inf), or a key or str holding a lone surrogate (no character). Walked with an explicit stack (a deep document cannot
-/// overflow this one), each dict or list once (a cycle ends; `json.dumps`
-/// reports it).
+/// (NaN, ±inf), or a key or str holding a lone surrogate (no character).
+/// Walked with an explicit stack (a deep document cannot overflow this
+/// one), each dict or list once (a cycle ends; `json.dumps` reports it).
 fn not_json_at(schema: &Bound<'_, PyAny>) -> PyResult<Option<vouch_bind::ContractMistake>> {
     let mistake = |location: String, what: String| {
         let at = if location.is_empty() { "(root)".to_owned() } else { location.clone() };
