@@ -14,6 +14,7 @@
 //! is a proof that, keyword by keyword, nothing accepted before is refused
 //! now; it never says *compatible* by not looking.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
@@ -84,8 +85,6 @@ const ANNOTATIONS: &[&str] = &[
     "$schema",
     "$defs",
     "definitions",
-    "contentEncoding",
-    "contentMediaType",
 ];
 
 /// Deepest schema nesting the comparison follows (a contract nests far less).
@@ -130,6 +129,22 @@ impl Contract {
                 witness: None,
             });
         }
+        // The walk follows `#`, `#/$defs/…` and `#/definitions/…` into both
+        // documents, at the place that refers (so under its `not`, its
+        // repair). A reference resolved any other way (a `$dynamicRef`, an
+        // anchor, a pointer into `properties`, a base set by a nested `$id`)
+        // reaches a schema the walk may compare elsewhere or not at all.
+        let unfollowed = [self, new].into_iter().find_map(|c| unfollowed_reference(c.document()));
+        if let Some(what) = unfollowed.filter(|_| !json_equal(self.document(), new.document())) {
+            changes.push(Change {
+                kind: ChangeKind::Undecided,
+                path: "/".to_owned(),
+                message: format!(
+                    "the contract refers by {what}, which vouch diff does not follow: a change may be read through it"
+                ),
+                witness: None,
+            });
+        }
         for (kind, from, to) in [(ChangeKind::Breaking, self, new), (ChangeKind::Loosening, new, self)] {
             let mut walk = Walk {
                 from,
@@ -138,6 +153,8 @@ impl Contract {
                 found: Vec::new(),
                 seen: BTreeSet::new(),
                 guarded: false,
+                search: Cell::new(MAX_SEARCH_BYTES),
+                edits: Cell::new(MAX_EDIT_BYTES / from.document().to_string().len().max(1)),
             };
             walk.compare(from.document(), to.document(), &mut Vec::new(), 0);
             for c in walk.found {
@@ -197,11 +214,28 @@ struct Walk<'c> {
     /// Walking new → old (looking for loosening): words still say old → new.
     swapped: bool,
     found: Vec<Found>,
-    /// `$ref` pairs already followed (a recursive contract ends there).
-    seen: BTreeSet<(String, String)>,
+    /// `$ref` pairs already followed, and whether under a guard (a
+    /// recursive contract ends there).
+    seen: BTreeSet<(String, String, bool)>,
     /// Below (or at) a node that declares a repair or a default.
     guarded: bool,
+    /// Bytes of candidate replies still to be checked (see [`MAX_SEARCH_BYTES`]).
+    search: Cell<usize>,
+    /// One-change contracts still to be compiled (see [`MAX_EDIT_BYTES`]).
+    edits: Cell<usize>,
 }
+
+/// Bytes of candidate replies one walk checks at most. Each possible
+/// change's search builds replies as large as the smallest reply the
+/// contract accepts, so a contract with thousands of changed properties
+/// would take time in their product; past this, a change is searched no
+/// more and is reported undecided (as it is when no witness is found).
+const MAX_SEARCH_BYTES: usize = 256 * 1024 * 1024;
+
+/// Bytes of contract documents one walk compiles at most for the
+/// one-change contracts a breaking witness is also checked against. Past
+/// it, a witness is checked by both contracts only.
+const MAX_EDIT_BYTES: usize = 16 * 1024 * 1024;
 
 fn keyword<'v>(schema: &'v Value, k: &str) -> Option<&'v Value> {
     schema.as_object().and_then(|o| o.get(k))
@@ -245,6 +279,11 @@ impl<'c> Walk<'c> {
     /// number goes, a fence) `from` accepts and `to` (and `only`) refuse.
     fn text_witness(&self, only: Option<&Contract>, texts: impl IntoIterator<Item = String>) -> Option<String> {
         texts.into_iter().find(|text| {
+            let Some(left) = self.search.get().checked_sub(text.len()) else {
+                self.search.set(0);
+                return false;
+            };
+            self.search.set(left);
             self.from.check(text).is_accepted()
                 && !self.to.check(text).is_accepted()
                 && only.is_none_or(|c| !c.check(text).is_accepted())
@@ -255,14 +294,18 @@ impl<'c> Walk<'c> {
     /// contract a witness of that change alone must also refuse. `None`
     /// when the node is not found or that document does not compile.
     fn only(&self, node: &Value, edit: impl FnOnce(&mut Map<String, Value>)) -> Option<Contract> {
+        self.edits.set(self.edits.get().checked_sub(1)?);
         let at = pointer_of(self.from.document(), node)?;
         let mut doc = self.from.document().clone();
         edit(doc.pointer_mut(&at)?.as_object_mut()?);
         Contract::from_value(doc).ok()?.with_limits(self.from.limits()).ok()
     }
 
-    fn report(&mut self, steps: &[Step<'_>], message: String, witness: Option<String>) {
+    fn report(&mut self, steps: &[Step<'_>], mut message: String, witness: Option<String>) {
         let path = pointer(steps);
+        if witness.is_none() && self.search.get() == 0 {
+            message.push_str(" (not searched for a witness: the comparison's bound on replies tried was reached)");
+        }
         self.found.push(match witness {
             Some(witness) => Found::Witnessed { path, message, witness },
             None => Found::Unwitnessed { path, message },
@@ -286,6 +329,15 @@ impl<'c> Walk<'c> {
                 out.push(c.clone());
             }
             for k in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"] {
+                // An integer bound and its neighbours exactly (beyond 2^53 a
+                // double has no neighbours).
+                let exact =
+                    keyword(node, k).and_then(|v| v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from)));
+                if let Some(i) = exact {
+                    out.extend(
+                        [i - 1, i, i + 1].into_iter().filter_map(serde_json::Number::from_i128).map(Value::Number),
+                    );
+                }
                 if let Some(n) = keyword(node, k).and_then(Value::as_f64) {
                     for d in [0.0, -1.0, 1.0, -0.5, 0.5, -1000.0, 1000.0] {
                         out.push(number(n + d));
@@ -322,6 +374,12 @@ impl<'c> Walk<'c> {
             json!(1),
             json!(-1),
             json!(0.5),
+            // Past the number formats' ranges (`int32`, `uint32`, `float`)
+            // and doubles' exact integers.
+            json!(2_147_483_648_i64),
+            json!(4_294_967_296_i64),
+            json!(9_007_199_254_740_992_i64),
+            json!(1e39),
             json!(""),
             json!("a"),
             json!("A"),
@@ -356,8 +414,10 @@ impl<'c> Walk<'c> {
         // Under a repair or a default (here or above), a keyword can matter
         // in more ways than its own (an item that no longer fails is no
         // longer dropped, and then too many are kept): no shortcut there.
+        // Nor under `unevaluatedProperties`/`unevaluatedItems`: dropping a
+        // keyword that evaluated a member leaves it to them.
         let outer = self.guarded;
-        self.guarded = outer || repairs(a) || repairs(b);
+        self.guarded = outer || repairs(a) || repairs(b) || unevaluated(a) || unevaluated(b);
         crate::deeper(|| self.compare_here(a, b, steps, depth));
         self.guarded = outer;
     }
@@ -405,8 +465,10 @@ impl<'c> Walk<'c> {
         // $ref: followed into both documents when both refer.
         if oa.contains_key("$ref") || ob.contains_key("$ref") {
             match (ref_target(self.from.document(), a), ref_target(self.to.document(), b)) {
-                (Some(ta), Some(tb)) if oa.len() == 1 && ob.len() == 1 => {
-                    let key = (ref_of(a), ref_of(b));
+                (Some(ta), Some(tb)) if bare_ref(oa) && bare_ref(ob) => {
+                    // Compared once in each setting: a pair met first outside
+                    // a repair is compared again under one.
+                    let key = (ref_of(a), ref_of(b), self.guarded);
                     if self.seen.insert(key) {
                         self.compare(ta, tb, steps, depth + 1);
                     }
@@ -441,8 +503,18 @@ impl<'c> Walk<'c> {
             if k == "anyOf" {
                 if let (Some(Value::Array(x)), Some(Value::Array(y))) = (va, vb) {
                     if x.len() == y.len() {
-                        for (p, q) in x.iter().zip(y) {
+                        for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                            // A reply passing a later branch went through this
+                            // one first. Where it can be an object or a number,
+                            // this branch widened may take it further than it
+                            // did, to a consumer-safety hazard (an undeclared
+                            // `__proto__`, an integer beyond 2^53 − 1), which
+                            // refuses it whatever the later branch says.
+                            let exposed = x.iter().skip(i + 1).chain(y.iter().skip(i + 1)).any(|s| !hazard_free(s));
+                            let outer = self.guarded;
+                            self.guarded = outer || exposed;
                             self.compare(p, q, steps, depth + 1);
+                            self.guarded = outer;
                         }
                         continue;
                     }
@@ -534,6 +606,32 @@ impl<'c> Walk<'c> {
             };
             self.report(steps, words, w);
         }
+        // A prototype-named or invisible-character key is refused wherever
+        // the object does not declare it (in `properties` or `required`),
+        // whatever `additionalProperties` says: no longer declaring one
+        // refuses what was accepted, though it reads as a widening.
+        let hazardous: BTreeSet<&String> = pa.keys().chain(&ra).filter(|k| crate::node::hazardous_key(k)).collect();
+        for name in hazardous {
+            if pb.contains_key(name) || rb.contains(name) {
+                continue;
+            }
+            let mut values = Vec::new();
+            if let Some(Value::Object(base)) = sample(self.from.document(), a, 0) {
+                let inner = pa.get(name).and_then(|s| sample(self.from.document(), s, 0));
+                for v in inner.into_iter().chain([json!(1), json!(null), json!({})]) {
+                    let mut one = base.clone();
+                    one.insert(name.clone(), v);
+                    values.push(Value::Object(one));
+                }
+            }
+            let w = self.witness(None, steps, values);
+            let words = if self.swapped {
+                format!("the key {name:?} is declared at {at} (it was refused undeclared)")
+            } else {
+                format!("the key {name:?} is no longer declared at {at}: undeclared, it is refused")
+            };
+            self.report(steps, words, w);
+        }
         // Under a repair (`strip_unknown` drops a key the new contract stops
         // naming, and then `required` misses it), a change of the names is
         // judged on whole objects too.
@@ -576,9 +674,25 @@ impl<'c> Walk<'c> {
         }
         // Every property either side names, then every other key.
         let names: BTreeSet<&String> = pa.keys().chain(pb.keys()).collect();
+        let patterned = keyword(a, "patternProperties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
         for name in names {
             let sa = pa.get(name).unwrap_or(other_a);
             let sb = pb.get(name).unwrap_or(other_b);
+            if patterned && (!pa.contains_key(name) || !pb.contains_key(name)) {
+                // Where one side does not name it, a pattern may check it
+                // there, not `additionalProperties`: no shortcut.
+                steps.push(Step::Key(name.clone(), sa));
+                let w = self.witness(None, steps, self.candidates(sa, sb));
+                let here = pointer(steps);
+                let words = if pa.contains_key(name) != self.swapped {
+                    format!("{here} is no longer named (`patternProperties` may check it)")
+                } else {
+                    format!("{here} is now named (it was checked by `patternProperties` or `additionalProperties`)")
+                };
+                self.report(steps, words, w);
+                steps.pop();
+                continue;
+            }
             if json_equal(sa, sb) && !self.refs_differ(sa) {
                 continue;
             }
@@ -784,7 +898,16 @@ fn policy_texts(root: &Value, steps: &[Step<'_>], node: &Value) -> Vec<String> {
 /// Whether a keyword's move from `a` (walked from) to `b` only widens what
 /// a node accepts.
 fn widens(k: &str, a: Option<&Value>, b: Option<&Value>) -> bool {
-    let num = |v: Option<&Value>| v.and_then(Value::as_f64);
+    // Bounds compared exactly, as the check compares them: as doubles,
+    // 2^53 and 2^53 + 1 would be one bound.
+    fn num(v: Option<&Value>) -> Option<&serde_json::Number> {
+        match v {
+            Some(Value::Number(n)) => Some(n),
+            _ => None,
+        }
+    }
+    let at_most =
+        |x: &serde_json::Number, y: &serde_json::Number| crate::decimal::cmp(x, y) != std::cmp::Ordering::Greater;
     match k {
         "enum" => match (a.and_then(Value::as_array), b.and_then(Value::as_array)) {
             (_, None) => b.is_none(),
@@ -808,19 +931,24 @@ fn widens(k: &str, a: Option<&Value>, b: Option<&Value>) -> bool {
         }
         "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties" => match (num(a), num(b)) {
             (_, None) => b.is_none(),
-            (Some(x), Some(y)) => y <= x,
+            (Some(x), Some(y)) => at_most(y, x),
             (None, Some(_)) => false,
         },
         "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties" => match (num(a), num(b)) {
             (_, None) => b.is_none(),
-            (Some(x), Some(y)) => y >= x,
+            (Some(x), Some(y)) => at_most(x, y),
             (None, Some(_)) => false,
         },
         "uniqueItems" => b.and_then(Value::as_bool) != Some(true),
-        "pattern" | "format" | "multipleOf" | "not" | "allOf" | "if" | "contains" | "propertyNames" => b.is_none(),
+        "pattern" | "format" | "contentEncoding" | "multipleOf" | "not" | "allOf" | "if" | "contains"
+        | "propertyNames" => b.is_none(),
         "anyOf" => match (a.and_then(Value::as_array), b.and_then(Value::as_array)) {
-            // Every old branch still there: whatever matched one still does.
-            (Some(x), Some(y)) => x.iter().all(|m| y.iter().any(|n| json_equal(m, n))),
+            // The old branches first, in their order, the new ones after:
+            // `anyOf` stops at the first branch that passes, so what an old
+            // branch passed never reaches a new one. (A new branch tried
+            // first could meet a consumer-safety hazard, which refuses the
+            // reply whatever a later branch says.)
+            (Some(x), Some(y)) => x.len() <= y.len() && x.iter().zip(y).all(|(m, n)| json_equal(m, n)),
             (_, None) => b.is_none(),
             (None, Some(_)) => false,
         },
@@ -833,6 +961,56 @@ fn repairs(schema: &Value) -> bool {
     keyword(schema, "x-vouch").and_then(Value::as_object).is_some_and(|p| {
         p.contains_key("default") || p.get("repair").and_then(Value::as_array).is_some_and(|r| !r.is_empty())
     })
+}
+
+/// The first reference in `root` that the walk does not follow (see
+/// [`ref_target`]), named for the report: a `$ref` other than `#`,
+/// `#/$defs/…` or `#/definitions/…`; any `$dynamicRef` or `$recursiveRef`;
+/// an anchor; an `$id` below the root (it changes what `#/$defs/…` means
+/// beneath it; `id` in draft 4). Read over the whole document, data
+/// included (`enum`, `const`): a false alarm there costs a decision, never
+/// a wrong one.
+fn unfollowed_reference(root: &Value) -> Option<String> {
+    let draft4 = keyword(root, "$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-04"));
+    let mut stack = vec![(root, true)];
+    while let Some((v, at_root)) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let found = match (k.as_str(), x) {
+                        ("$ref", Value::String(r)) => {
+                            let followed = r == "#" || r.starts_with("#/$defs/") || r.starts_with("#/definitions/");
+                            (!followed).then(|| format!("`$ref` {}", shown(x)))
+                        }
+                        ("$dynamicRef" | "$recursiveRef" | "$anchor" | "$dynamicAnchor", Value::String(_))
+                        | ("$recursiveAnchor", Value::Bool(true)) => Some(format!("`{k}`")),
+                        ("$id", Value::String(_)) if !at_root => Some("an `$id` below the root".to_owned()),
+                        ("id", Value::String(_)) if draft4 && !at_root => Some("an `id` below the root".to_owned()),
+                        _ => None,
+                    };
+                    if found.is_some() {
+                        return found;
+                    }
+                    stack.push((x, false));
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|x| (x, false))),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether a node declares `unevaluatedProperties` or `unevaluatedItems`.
+fn unevaluated(schema: &Value) -> bool {
+    keyword(schema, "unevaluatedProperties").is_some() || keyword(schema, "unevaluatedItems").is_some()
+}
+
+/// Whether every value `schema` admits is `null`, a boolean or a string,
+/// by its declared `type`: values on which no consumer-safety hazard (a
+/// key, an integer) can be met.
+fn hazard_free(schema: &Value) -> bool {
+    declared_types(schema).is_some_and(|ts| ts.iter().all(|t| matches!(t.as_str(), "null" | "boolean" | "string")))
 }
 
 /// Whether a node's policy declares this repair rule.
@@ -867,7 +1045,8 @@ fn keyword_type(k: &str) -> Option<&'static str> {
         | "unevaluatedProperties" => "object",
         "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" | "minContains"
         | "maxContains" | "unevaluatedItems" => "array",
-        "minLength" | "maxLength" | "pattern" | "format" => "string",
+        // Not `format`: vouch asserts `int32`, `float`… on numbers too.
+        "minLength" | "maxLength" | "pattern" => "string",
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
         _ => return None,
     })
@@ -904,6 +1083,11 @@ fn number(n: f64) -> Value {
         return json!(n as i64);
     }
     serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+}
+
+/// A `$ref` with nothing beside it but annotations (`$defs`, `title`…).
+fn bare_ref(o: &Map<String, Value>) -> bool {
+    o.keys().all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
 }
 
 fn ref_of(s: &Value) -> String {
@@ -945,72 +1129,100 @@ fn repeated(item: Value, n: usize) -> Option<Value> {
 /// The smallest value `schema` accepts, as far as its keywords tell
 /// (checked by the caller: a wrong guess only means no witness).
 fn sample(root: &Value, schema: &Value, depth: usize) -> Option<Value> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    crate::deeper(|| sample_here(root, schema, depth))
+    let mut sampling = Sampling { following: Vec::new(), made: 0 };
+    sampling.sample(root, schema, depth)
 }
 
-fn sample_here(root: &Value, schema: &Value, depth: usize) -> Option<Value> {
-    let o = match schema {
-        Value::Bool(true) => return Some(Value::Null),
-        Value::Object(o) => o,
-        _ => return None,
-    };
-    if let Some(c) = o.get("const") {
-        return Some(c.clone());
-    }
-    if let Some(Value::Array(e)) = o.get("enum") {
-        return e.first().cloned();
-    }
-    if o.contains_key("$ref") {
-        return sample(root, ref_target(root, schema)?, depth + 1);
-    }
-    for k in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = o.get(k) {
-            return branches.iter().find_map(|b| sample(root, b, depth + 1));
+/// One [`sample`] being made.
+struct Sampling<'v> {
+    /// The `$ref` targets being sampled, outermost first: a reference back
+    /// into one of them is a way the sample does not take (an optional
+    /// child of a tree is sampled as its other branch, `null`, not as
+    /// another tree, which would double at each level).
+    following: Vec<&'v Value>,
+    /// Values made so far, bounded by [`MAX_SAMPLE_VALUES`].
+    made: usize,
+}
+
+impl<'v> Sampling<'v> {
+    fn sample(&mut self, root: &'v Value, schema: &'v Value, depth: usize) -> Option<Value> {
+        self.made += 1;
+        if depth > MAX_DEPTH || self.made > MAX_SAMPLE_VALUES {
+            return None;
         }
+        crate::deeper(|| self.sample_here(root, schema, depth))
     }
-    let ty = match o.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.first().and_then(Value::as_str).unwrap_or("null").to_owned(),
-        _ if o.contains_key("properties") || o.contains_key("required") => "object".to_owned(),
-        _ if o.contains_key("items") => "array".to_owned(),
-        _ => "null".to_owned(),
-    };
-    let num = |k: &str| o.get(k).and_then(Value::as_f64);
-    Some(match ty.as_str() {
-        "object" => {
-            let mut out = Map::new();
-            let props = o.get("properties").and_then(Value::as_object);
-            for r in o.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
-                let s = props.and_then(|p| p.get(r)).unwrap_or(&Value::Bool(true));
-                out.insert(r.to_owned(), sample(root, s, depth + 1)?);
+
+    fn sample_here(&mut self, root: &'v Value, schema: &'v Value, depth: usize) -> Option<Value> {
+        static ANY: Value = Value::Bool(true);
+        let o = match schema {
+            Value::Bool(true) => return Some(Value::Null),
+            Value::Object(o) => o,
+            _ => return None,
+        };
+        if let Some(c) = o.get("const") {
+            return Some(c.clone());
+        }
+        if let Some(Value::Array(e)) = o.get("enum") {
+            return e.first().cloned();
+        }
+        if o.contains_key("$ref") {
+            let target = ref_target(root, schema)?;
+            if self.following.iter().any(|t| std::ptr::eq(*t, target)) {
+                return None;
             }
-            Value::Object(out)
+            self.following.push(target);
+            let v = self.sample(root, target, depth + 1);
+            self.following.pop();
+            return v;
         }
-        "array" => {
-            let n = usize::try_from(o.get("minItems").and_then(Value::as_u64).unwrap_or(0).min(100)).unwrap_or(0);
-            let item = o.get("items").map_or(Some(Value::Null), |i| sample(root, i, depth + 1))?;
-            repeated(item, n)?
+        for k in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = o.get(k) {
+                return branches.iter().find_map(|b| self.sample(root, b, depth + 1));
+            }
         }
-        "string" => {
-            Value::String("a".repeat(
+        let ty = match o.get("type") {
+            Some(Value::String(t)) => t.clone(),
+            Some(Value::Array(ts)) => ts.first().and_then(Value::as_str).unwrap_or("null").to_owned(),
+            _ if o.contains_key("properties") || o.contains_key("required") => "object".to_owned(),
+            _ if o.contains_key("items") => "array".to_owned(),
+            _ => "null".to_owned(),
+        };
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
+        Some(match ty.as_str() {
+            "object" => {
+                let mut out = Map::new();
+                let props = o.get("properties").and_then(Value::as_object);
+                for r in o.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+                    let s = props.and_then(|p| p.get(r)).unwrap_or(&ANY);
+                    out.insert(r.to_owned(), self.sample(root, s, depth + 1)?);
+                }
+                Value::Object(out)
+            }
+            "array" => {
+                let n = usize::try_from(o.get("minItems").and_then(Value::as_u64).unwrap_or(0).min(100)).unwrap_or(0);
+                let item = match o.get("items") {
+                    Some(i) => self.sample(root, i, depth + 1)?,
+                    None => Value::Null,
+                };
+                repeated(item, n)?
+            }
+            "string" => Value::String("a".repeat(
                 usize::try_from(o.get("minLength").and_then(Value::as_u64).unwrap_or(0).min(10_000)).unwrap_or(0),
-            ))
-        }
-        "integer" | "number" => {
-            let lo = num("minimum").or_else(|| num("exclusiveMinimum").map(|m| m.floor() + 1.0));
-            let hi = num("maximum").or_else(|| num("exclusiveMaximum").map(|m| m.ceil() - 1.0));
-            number(match (lo, hi) {
-                (Some(l), _) => l.ceil(),
-                (None, Some(h)) => h.floor().min(0.0),
-                _ => 0.0,
-            })
-        }
-        "boolean" => Value::Bool(false),
-        _ => Value::Null,
-    })
+            )),
+            "integer" | "number" => {
+                let lo = num("minimum").or_else(|| num("exclusiveMinimum").map(|m| m.floor() + 1.0));
+                let hi = num("maximum").or_else(|| num("exclusiveMaximum").map(|m| m.ceil() - 1.0));
+                number(match (lo, hi) {
+                    (Some(l), _) => l.ceil(),
+                    (None, Some(h)) => h.floor().min(0.0),
+                    _ => 0.0,
+                })
+            }
+            "boolean" => Value::Bool(false),
+            _ => Value::Null,
+        })
+    }
 }
 
 /// The smallest reply `root` accepts with `value` at `steps` (each step's

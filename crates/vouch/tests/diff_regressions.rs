@@ -1,0 +1,318 @@
+//! `Contract::diff` never says compatible where a reply OLD accepts is
+//! refused by NEW: one pair per class found by a hunt for such pairs
+//! (2026-12-08), each with the reply that shows it, checked here by both
+//! contracts, so the pair keeps meaning what it says.
+
+// A test that cannot go on says why (input here is the test's own).
+#![allow(clippy::panic, clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use vouch::{ChangeKind, Contract};
+
+fn contract(v: &Value) -> Contract {
+    Contract::from_value(v.clone()).unwrap_or_else(|e| panic!("{v}: {e:?}"))
+}
+
+/// OLD accepts `reply`, NEW refuses it, and the diff is not compatible:
+/// breaking (its witness checked) or undecided.
+fn not_compatible(case: &str, old: &Value, new: &Value, reply: &str) {
+    let (o, n) = (contract(old), contract(new));
+    assert!(o.check(reply).is_accepted(), "{case}: OLD refuses {reply}");
+    assert!(!n.check(reply).is_accepted(), "{case}: NEW accepts {reply}");
+    let diff = o.diff(&n);
+    assert!(!diff.is_compatible(), "{case}: called compatible: {:#?}", diff.changes);
+    for c in &diff.changes {
+        match (c.kind, &c.witness) {
+            (ChangeKind::Breaking, Some(w)) => {
+                assert!(o.check(w).is_accepted() && !n.check(w).is_accepted(), "{case}: {c:?}");
+            }
+            (ChangeKind::Loosening, Some(w)) => {
+                assert!(n.check(w).is_accepted() && !o.check(w).is_accepted(), "{case}: {c:?}");
+            }
+            (ChangeKind::Undecided, None) => {}
+            _ => panic!("{case}: {c:?}"),
+        }
+    }
+}
+
+/// As [`not_compatible`], and the change is shown breaking with a witness.
+fn breaking(case: &str, old: &Value, new: &Value, reply: &str) {
+    not_compatible(case, old, new, reply);
+    let diff = contract(old).diff(&contract(new));
+    assert!(diff.count(ChangeKind::Breaking) > 0, "{case}: no witness: {:#?}", diff.changes);
+}
+
+#[test]
+fn content_encoding_is_enforced_not_an_annotation() {
+    breaking("added", &json!({"type": "string"}), &json!({"type": "string", "contentEncoding": "base64"}), r#""!!""#);
+    not_compatible(
+        "base64 → base64url",
+        &json!({"type": "string", "contentEncoding": "base64"}),
+        &json!({"type": "string", "contentEncoding": "base64url"}),
+        r#""a+/=""#,
+    );
+}
+
+#[test]
+fn a_reference_the_walk_does_not_follow_makes_any_change_undecided() {
+    let cases = [
+        (
+            "into a nested $defs",
+            json!({"properties": {"a": {"$defs": {"x": {"type": "integer"}}}, "b": {"$ref": "#/properties/a/$defs/x"}}}),
+            json!({"properties": {"a": {"$defs": {"x": {"type": "integer", "maximum": 5}}}, "b": {"$ref": "#/properties/a/$defs/x"}}}),
+            r#"{"b":7}"#,
+        ),
+        (
+            "resolved against a nested $id",
+            json!({"$defs": {"x": {"type": "integer"}}, "properties": {"p": {"$id": "https://e.com/p", "$defs": {"x": {"type": "integer"}}, "properties": {"q": {"$ref": "#/$defs/x"}}}}}),
+            json!({"$defs": {"x": {"type": "integer"}}, "properties": {"p": {"$id": "https://e.com/p", "$defs": {"x": {"type": "integer", "maximum": 5}}, "properties": {"q": {"$ref": "#/$defs/x"}}}}}),
+            r#"{"p":{"q":7}}"#,
+        ),
+        (
+            "by an absolute $id",
+            json!({"properties": {"p": {"$defs": {"x": {"$id": "https://e.com/x", "type": "integer"}}}, "q": {"$ref": "https://e.com/x"}}}),
+            json!({"properties": {"p": {"$defs": {"x": {"$id": "https://e.com/x", "type": "integer", "maximum": 5}}}, "q": {"$ref": "https://e.com/x"}}}),
+            r#"{"q":7}"#,
+        ),
+        (
+            "into a keyword the walk skips",
+            json!({"properties": {"s": {"type": "string", "properties": {"q": {"type": "integer"}}}, "o": {"$ref": "#/properties/s/properties/q"}}}),
+            json!({"properties": {"s": {"type": "string", "properties": {"q": {"type": "integer", "maximum": 5}}}, "o": {"$ref": "#/properties/s/properties/q"}}}),
+            r#"{"o":7}"#,
+        ),
+        (
+            "widened where it stands, read under not",
+            json!({"properties": {"x": {"type": "integer", "maximum": 5}, "y": {"not": {"$ref": "#/properties/x"}}}}),
+            json!({"properties": {"x": {"type": "integer", "maximum": 10}, "y": {"not": {"$ref": "#/properties/x"}}}}),
+            r#"{"y":7}"#,
+        ),
+        (
+            "by an anchor, under not",
+            json!({"properties": {"x": {"$anchor": "p", "type": "integer", "maximum": 5}, "y": {"not": {"$ref": "#p"}}}}),
+            json!({"properties": {"x": {"$anchor": "p", "type": "integer", "maximum": 10}, "y": {"not": {"$ref": "#p"}}}}),
+            r#"{"y":7}"#,
+        ),
+        (
+            "widened where it stands, a oneOf branch",
+            json!({"properties": {"x": {"type": "integer", "maximum": 5}, "y": {"oneOf": [{"$ref": "#/properties/x"}, {"type": "integer", "minimum": 6}]}}}),
+            json!({"properties": {"x": {"type": "integer", "maximum": 10}, "y": {"oneOf": [{"$ref": "#/properties/x"}, {"type": "integer", "minimum": 6}]}}}),
+            r#"{"y":7}"#,
+        ),
+        (
+            "widened where it stands, read under a repair",
+            json!({"type": "object", "properties": {"a": {"type": "integer", "maximum": 5}, "b": {"type": "array", "items": {"$ref": "#/properties/a"}, "maxItems": 1, "x-vouch": {"repair": ["drop_invalid_items"]}}}}),
+            json!({"type": "object", "properties": {"a": {"type": "integer", "maximum": 10}, "b": {"type": "array", "items": {"$ref": "#/properties/a"}, "maxItems": 1, "x-vouch": {"repair": ["drop_invalid_items"]}}}}),
+            r#"{"b":[7,1]}"#,
+        ),
+        (
+            "$dynamicRef",
+            json!({"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}}, "properties": {"a": {"$dynamicRef": "#n"}}}),
+            json!({"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer", "maximum": 5}}, "properties": {"a": {"$dynamicRef": "#n"}}}),
+            r#"{"a":7}"#,
+        ),
+    ];
+    for (case, old, new, reply) in &cases {
+        not_compatible(case, old, new, reply);
+        let diff = contract(old).diff(&contract(new));
+        assert!(
+            diff.changes
+                .iter()
+                .any(|c| c.kind == ChangeKind::Undecided && c.path == "/" && c.message.contains("does not follow")),
+            "{case}: {:#?}",
+            diff.changes
+        );
+    }
+    // The same documents unchanged: nothing to say.
+    for (_, old, _, _) in &cases {
+        assert!(contract(old).diff(&contract(old)).changes.is_empty());
+    }
+}
+
+#[test]
+fn a_definition_met_outside_a_repair_is_compared_again_under_one() {
+    let doc = |max: u32| {
+        json!({"type": "object", "$defs": {"n": {"type": "integer", "maximum": max}}, "properties": {
+            "a": {"$ref": "#/$defs/n"},
+            "b": {"type": "array", "items": {"$ref": "#/$defs/n"}, "maxItems": 1, "x-vouch": {"repair": ["drop_invalid_items"]}}
+        }})
+    };
+    not_compatible("widened, then read under drop_invalid_items", &doc(5), &doc(10), r#"{"b":[7,1]}"#);
+}
+
+#[test]
+fn dropping_what_evaluated_a_member_is_no_widening_under_unevaluated() {
+    let cases = [
+        (
+            "properties",
+            json!({"properties": {"a": {}}, "unevaluatedProperties": false}),
+            json!({"unevaluatedProperties": false}),
+            r#"{"a":1}"#,
+        ),
+        (
+            "an anyOf branch's properties",
+            json!({"anyOf": [{"properties": {"a": {}}}], "unevaluatedProperties": false}),
+            json!({"anyOf": [{}], "unevaluatedProperties": false}),
+            r#"{"a":1}"#,
+        ),
+        (
+            "items",
+            json!({"prefixItems": [{}], "items": {"type": "integer"}, "unevaluatedItems": false}),
+            json!({"prefixItems": [{}], "unevaluatedItems": false}),
+            "[1,2]",
+        ),
+        (
+            "contains",
+            json!({"contains": {"type": "integer"}, "unevaluatedItems": false}),
+            json!({"unevaluatedItems": false}),
+            "[1]",
+        ),
+        (
+            "if",
+            json!({"if": {"properties": {"a": {}}}, "unevaluatedProperties": false}),
+            json!({"unevaluatedProperties": false}),
+            r#"{"a":1}"#,
+        ),
+        (
+            "additionalProperties",
+            json!({"additionalProperties": {"type": "integer"}, "unevaluatedProperties": false}),
+            json!({"unevaluatedProperties": false}),
+            r#"{"a":1}"#,
+        ),
+        (
+            "allOf",
+            json!({"allOf": [{"properties": {"a": {}}}], "unevaluatedProperties": false}),
+            json!({"unevaluatedProperties": false}),
+            r#"{"a":1}"#,
+        ),
+    ];
+    for (case, old, new, reply) in &cases {
+        not_compatible(case, old, new, reply);
+    }
+}
+
+#[test]
+fn a_name_a_pattern_checks_is_compared_with_the_pattern_not_additional_properties() {
+    for other in [json!(false), json!({"type": "string"})] {
+        let old =
+            json!({"type": "object", "patternProperties": {"^x": {"type": "integer"}}, "additionalProperties": other});
+        let mut new = old.clone();
+        new["properties"] = json!({"xa": {"type": "string"}});
+        breaking("now named", &old, &new, r#"{"xa":1}"#);
+    }
+}
+
+#[test]
+fn format_on_numbers_is_compared() {
+    not_compatible("int32", &json!({"type": "integer"}), &json!({"type": "integer", "format": "int32"}), "10000000000");
+    not_compatible("float", &json!({"type": "number"}), &json!({"type": "number", "format": "float"}), "1e39");
+}
+
+#[test]
+fn bounds_beyond_two_to_the_53_are_compared_exactly() {
+    let big = json!({"allow": ["big_integers"]});
+    breaking(
+        "minimum",
+        &json!({"type": "number", "minimum": 9_007_199_254_740_992_u64}),
+        &json!({"type": "number", "minimum": 9_007_199_254_740_993_u64}),
+        "9007199254740992",
+    );
+    breaking(
+        "maximum, integer",
+        &json!({"type": "integer", "maximum": 9_007_199_254_740_993_u64, "x-vouch": big}),
+        &json!({"type": "integer", "maximum": 9_007_199_254_740_992_u64, "x-vouch": big}),
+        "9007199254740993",
+    );
+    breaking(
+        "maximum, number",
+        &json!({"type": "number", "maximum": 9_007_199_254_740_993_u64, "x-vouch": big}),
+        &json!({"type": "number", "maximum": 9_007_199_254_740_992_u64, "x-vouch": big}),
+        "9007199254740993",
+    );
+    breaking(
+        "exclusiveMinimum",
+        &json!({"type": "integer", "exclusiveMinimum": 9_007_199_254_740_992_u64, "x-vouch": big}),
+        &json!({"type": "integer", "exclusiveMinimum": 9_007_199_254_740_993_u64, "x-vouch": big}),
+        "9007199254740993",
+    );
+}
+
+#[test]
+fn a_consumer_safety_refusal_made_possible_by_a_widening_is_seen() {
+    // A hazardous key no longer declared is refused, whatever else allows it.
+    breaking(
+        "property removed",
+        &json!({"type": "object", "properties": {"__proto__": {}}}),
+        &json!({"type": "object"}),
+        r#"{"__proto__":1}"#,
+    );
+    breaking(
+        "required shrunk",
+        &json!({"type": "object", "required": ["__proto__"]}),
+        &json!({"type": "object"}),
+        r#"{"__proto__":1}"#,
+    );
+    breaking(
+        "an invisible-character key",
+        &json!({"type": "object", "properties": {"a\u{200b}": {}}}),
+        &json!({"type": "object"}),
+        "{\"a\u{200b}\":1}",
+    );
+    // A new anyOf branch tried before the old ones meets the hazard of an
+    // integer beyond 2^53 − 1; appended after them, it is never tried.
+    not_compatible(
+        "branch before",
+        &json!({"anyOf": [{"type": "number"}]}),
+        &json!({"anyOf": [{"type": "integer"}, {"type": "number"}]}),
+        "9007199254740992",
+    );
+    let after = contract(&json!({"anyOf": [{"type": "number"}, {"type": "integer"}]}));
+    assert!(after.check("9007199254740992").is_accepted());
+    assert!(contract(&json!({"anyOf": [{"type": "number"}]})).diff(&after).is_compatible());
+    // An earlier branch widened takes a reply the later branch passed
+    // further, to an undeclared `__proto__`.
+    let doc = |first: Value| json!({"properties": {"__proto__": {}}, "anyOf": [first, {"type": "object", "properties": {"__proto__": {}, "b": {}}}]});
+    not_compatible(
+        "earlier branch widened",
+        &doc(json!({"type": "array"})),
+        &doc(json!({"type": ["array", "object"]})),
+        r#"{"b":1,"__proto__":1}"#,
+    );
+    // Where every later branch is null, boolean or a string (an Optional
+    // field), a widened first branch is still a widening.
+    let optional = |max: u32| json!({"anyOf": [{"type": "object", "properties": {"n": {"type": "integer", "maximum": max}}}, {"type": "null"}]});
+    assert!(contract(&optional(5)).diff(&contract(&optional(10))).is_compatible());
+}
+
+/// `diff` ends on contracts that made it run without bound.
+#[test]
+fn the_comparison_is_bounded() {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        // A Pydantic-shaped tree: two required Optional children (sampled
+        // as trees, the smallest reply doubled at each level).
+        let node = |max: u32| {
+            let child = json!({"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]});
+            json!({"$defs": {"Node": {"type": "object", "properties": {"left": child, "right": child, "v": {"type": "integer", "maximum": max}}, "required": ["left", "right"]}}, "$ref": "#/$defs/Node"})
+        };
+        breaking("a recursive tree", &node(5), &node(4), r#"{"left":null,"right":null,"v":5}"#);
+        // Thousands of changes: one search and one compiled contract each.
+        let many = |max: u32| {
+            let props: serde_json::Map<String, Value> =
+                (0..3000).map(|i| (format!("p{i}"), json!({"type": "integer", "maximum": max}))).collect();
+            json!({"type": "object", "properties": props})
+        };
+        let diff = contract(&many(10)).diff(&contract(&many(9)));
+        assert_eq!(diff.changes.len(), 3000);
+        assert!(diff.changes.iter().all(|c| c.kind != ChangeKind::Loosening));
+        tx.send(()).unwrap();
+    });
+    // A watchdog, not a timing: each took over a minute before the bounds.
+    match rx.recv_timeout(Duration::from_secs(240)) {
+        Ok(()) => {}
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("vouch diff ran past four minutes"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the comparison's thread failed (see above)"),
+    }
+}
