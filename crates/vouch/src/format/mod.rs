@@ -319,7 +319,7 @@ impl Format {
             Format::Hostname => is_hostname(s),
             Format::Ipv4 => is_ipv4(s),
             Format::Ipv6 => is_ipv6(s),
-            Format::Uri => is_uri(s),
+            Format::Uri => is_uri(s) && url::Url::parse(s).is_ok(),
             Format::UriReference => is_uri(s) || is_relative_ref(s),
             Format::Uuid => is_uuid(s),
             Format::JsonPointer => is_json_pointer(s),
@@ -1101,15 +1101,24 @@ mod tests {
             "ftp://ftp.is.co.za/rfc/rfc1808.txt", "http://www.ietf.org/rfc/rfc2396.txt",
             "ldap://[2001:db8::7]/c=GB?objectClass?one", "mailto:John.Doe@example.com",
             "news:comp.infosystems.www.servers.unix", "tel:+1-816-555-1212",
-            "urn:oasis:names:specification:docbook:dtd:xml:4.1.2", "http://087.10.0.1/",
-            "http://999.999.999.999/", "http://a.com:", "http://a.com:999999999", "http://:80",
-            "http://@a.com", "http://user@", "http://!$&'()*+,;=.com", "http://example.com.",
+            "urn:oasis:names:specification:docbook:dtd:xml:4.1.2",
+            "http://a.com:", "http://a.com:65535",
+            "http://@a.com", "http://!$&'()*+,;=.com", "http://example.com.",
             "http://exa~mple.com/", "http://under_score.com/", "http://[::1]:80/a?b#c",
             "http://example.com/%25", "http://example.com/a%2Fb%2f", "a:", "a+b-c.d:x",
-            "urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380", "http://[v1.fe]/",
+            "urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380",
             "http://[::ffff:1.2.3.4]", "file:///etc/hosts", "http://a/b//c", "http://a?#", "x:/a",
             "x:a//b", "http://a#b?c/d",
         ], &[
+            // RFC 3986 URIs the WHATWG URL parser refuses (JavaScript's `URL`,
+            // Zod's `z.url()`, Pydantic's URL types): a port past 65535, a
+            // special scheme without a host, a host that reads as a number but
+            // is no IPv4 address (`087` is octal to some readers), an IPvFuture
+            // literal, bad punycode, a forbidden code point once decoded.
+            "http://087.10.0.1/", "http://999.999.999.999/", "http://a.com:999999999",
+            "http://a.com:65536/", "http://:80", "http://user@", "http://[v1.fe]/", "foo://[v1.x]",
+            "http:", "https:", "http://", "http:///", "http://@/", "http://a.123/", "http://1.2.3.4.5/",
+            "http://xn--a/", "http://%00/", "http://a%2Fb/",
             "", "//foo.bar/?baz=qux#quux", "//foo", "/abc", "\\\\WINDOWS\\fileshare", "abc",
             "http:// shouldfail.com", ":// should fail", "bar,baz:foo", "https://[@example.org/test.txt",
             "https://example.org/foobar®.txt", "https://example.org/foobar\\.txt",
