@@ -304,6 +304,33 @@ test("fromZod refuses what z.url() checks beyond format uri: hostname, protocol 
   assert.equal(Contract.fromZod(z.url()).check('"https://x.com/a"').accepted, true);
 });
 
+test("fromZod refuses z.jwt({ alg }), a template literal's bounded string part and checked number keys of a record", () => {
+  for (const [schema, keyword, location, says] of [
+    [z.object({ token: z.jwt({ alg: "HS256" }) }), "jwt", "/token", "z.jwt({ alg }) checks the token's algorithm"],
+    [z.object({ id: z.templateLiteral(["a", z.string().max(2)]) }), "pattern", "/id", "the template literal's pattern"],
+    [z.object({ id: z.templateLiteral([z.string().regex(/^x.$/)]) }), "pattern", "/id", "the template literal's pattern"],
+    [z.object({ byId: z.record(z.int(), z.string()) }), "propertyNames", "/byId", "the record's keys are numbers with a check"],
+    [z.record(z.number().min(5), z.string()), "propertyNames", "", "the record's keys are numbers with a check"],
+  ]) {
+    assert.throws(
+      () => Contract.fromZod(schema),
+      (e) => e instanceof ContractError && e.mistakes.some((m) => m.keyword === keyword && m.location === location) && e.message.includes(says),
+      says,
+    );
+  }
+  // What each would let through, by Zod's own verdict.
+  const token = "eyJhbGciOiJub25lIn0.e30.sig"; // alg "none"
+  assert.equal(z.jwt({ alg: "HS256" }).safeParse(token).success, false);
+  assert.equal(z.jwt().safeParse(token).success, true);
+  assert.equal(z.templateLiteral(["a", z.string().max(2)]).safeParse("a😀😀").success, false);
+  assert.equal(z.record(z.int(), z.string()).safeParse({ 9007199254740993: "a" }).success, false);
+  // Kept: what means the same to Zod and vouch.
+  assert.equal(Contract.fromZod(z.templateLiteral(["user_", z.string()])).check('"user_😀"').accepted, true);
+  assert.equal(Contract.fromZod(z.templateLiteral(["n", z.number()])).check('"n-1.5"').accepted, true);
+  assert.equal(Contract.fromZod(z.record(z.number(), z.string())).check('{"1.5": "a"}').accepted, true);
+  assert.equal(Contract.fromZod(z.jwt()).check(JSON.stringify(token)).accepted, true);
+});
+
 test("fromZod against Zod over its string formats and checks: vouch never takes what Zod refuses", () => {
   const schemas = {
     url: z.url(), httpUrl: z.httpUrl(), sticky: z.string().regex(/b/y), global: z.string().regex(/b/g), ignoreCase: z.string().regex(/^abc$/i), multiline: z.string().regex(/^b$/m), email: z.email(), emailHtml5: z.email({ pattern: z.regexes.html5Email }), uuid: z.uuid(), uuidv4: z.uuidv4(), uuidv7: z.uuidv7(), guid: z.guid(),
@@ -315,6 +342,7 @@ test("fromZod against Zod over its string formats and checks: vouch never takes 
   };
   const values = ["", "a", "abc", "ABC", "😀", "a😀", "é", "e\u0301", "x.com", "https://x.com", "HTTP://X.COM/a", "ftp://x.com", "mailto:a@b.co", "javascript:alert(1)", "a@b.co", "😀@b.co",
     "123e4567-e89b-42d3-a456-426614174000", "00000000-0000-0000-0000-000000000000", "2023-02-28", "2023-02-30", "2023-02-28T10:00:00Z", "2023-02-28T10:00:00+01:00", "2023-02-28T10:00:00", "10:00", "10:00:00.5",
+    "http://x.com:99999/", "http:", "http://", "http://a.123/", "http://999.999.999.999/", "http://[v1.x]/", "http://xn--a/", "http://%00/",
     "127.0.0.1", "256.1.1.1", "::1", "1::2::3", "10.0.0.0/8", "::/129", "aGVsbG8=", "aGVsbG8", "+14155552671", "eyJhbGciOiJIUzI1NiJ9.e30.sig", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "00:1A:2B:3C:4D:5E", "deadbeef", "-bad-.com",
     0, 1, -1, 1.5, 0.3, 3, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53, 1e308, 3.5e38, true, null, [], {}];
   let checked = 0;

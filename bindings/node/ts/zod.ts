@@ -168,6 +168,66 @@ function urlMistake(def: Def, path: string): ContractMistake | null {
   return null;
 }
 
+/** `z.jwt({ alg })`: Zod checks the token's algorithm, its JSON Schema writes `format: jwt` alone. */
+function jwtMistake(def: Def, path: string): ContractMistake | null {
+  if (def.check !== "string_format" || def.format !== "jwt" || def.alg === undefined) return null;
+  const at = path === "" ? "(root)" : path;
+  return {
+    kind: "unexportable",
+    keyword: "jwt",
+    location: path,
+    message:
+      `${at}: z.jwt({ alg }) checks the token's algorithm, which its JSON Schema (format: jwt) does not say, ` +
+      `so vouch would take a token signed otherwise (alg "none"): use z.jwt() and check the algorithm after vouch`,
+  };
+}
+
+/**
+ * A template literal's pattern, as Zod builds it from the parts and runs it
+ * (without the `u` flag), where it means otherwise under vouch's Unicode
+ * semantics: a bounded string part (`[\s\S]{0,2}`) counts UTF-16 units in
+ * Zod, characters in vouch. An unbounded one (`[\s\S]{0,}`) takes any text
+ * either way.
+ */
+function templateMistake(schema: ZodLike, def: Def, path: string): ContractMistake | null {
+  if (def.type !== "template_literal") return null;
+  const pattern = (schema._zod as { pattern?: unknown }).pattern;
+  if (!(pattern instanceof RegExp) || pattern.unicode || pattern.flags.includes("v")) return null;
+  const construct = modeDependent(pattern.source.split("[\\s\\S]{0,}").join(""));
+  if (construct === null) return null;
+  const at = path === "" ? "(root)" : path;
+  return {
+    kind: "unexportable",
+    keyword: "pattern",
+    location: path,
+    message:
+      `${at}: the template literal's pattern ${String(pattern)} holds ${construct}, which Zod runs without the u flag ` +
+      "(a string part's length in UTF-16 units) and vouch with Unicode semantics, so vouch could accept what Zod refuses: " +
+      "drop the length bound of the string part, or check it after vouch",
+  };
+}
+
+/**
+ * A record whose keys are numbers with a check (`z.int()`, `.min(5)`): Zod
+ * reads each key as a number and checks it, its JSON Schema writes only a
+ * pattern of digits for the keys (`{"9007199254740993": …}` would pass).
+ */
+function recordKeyMistake(def: Def, path: string): ContractMistake | null {
+  if (def.type !== "record" || !isZod(def.keyType)) return null;
+  const key = defOf(def.keyType);
+  const checked = key.check !== undefined || (Array.isArray(key.checks) && key.checks.length > 0);
+  if (key.type !== "number" || !checked) return null;
+  const at = path === "" ? "(root)" : path;
+  return {
+    kind: "unexportable",
+    keyword: "propertyNames",
+    location: path,
+    message:
+      `${at}: the record's keys are numbers with a check (an integer, a bound), which Zod's JSON Schema does not say ` +
+      "(it writes a pattern of digits), so vouch would take keys Zod refuses: use z.number() keys, or z.string().regex() that says them",
+  };
+}
+
 /** The wrapper types whose one inner schema is the value's own. */
 const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest"];
 
@@ -210,12 +270,21 @@ export function unsaid(root: ZodLike): ContractMistake[] {
     seen.add(schema);
     const def = defOf(schema);
     // A string format (z.email(), …) is a check itself; .regex() adds one.
-    for (const m of [regexMistake(schema, def, path), urlMistake(def, path)]) if (m !== null) mistakes.push(m);
+    const own = [
+      regexMistake(schema, def, path),
+      urlMistake(def, path),
+      jwtMistake(def, path),
+      templateMistake(schema, def, path),
+      recordKeyMistake(def, path),
+    ];
+    for (const m of own) if (m !== null) mistakes.push(m);
     const checks = Array.isArray(def.checks) ? def.checks : [];
     for (const check of checks as unknown[]) {
       if (isZod(check)) {
         const checkDef = defOf(check);
-        for (const m of [regexMistake(check, checkDef, path), urlMistake(checkDef, path)]) if (m !== null) mistakes.push(m);
+        for (const m of [regexMistake(check, checkDef, path), urlMistake(checkDef, path), jwtMistake(checkDef, path)]) {
+          if (m !== null) mistakes.push(m);
+        }
       }
       const kind = isZod(check) ? (defOf(check).check as unknown) : undefined;
       if (typeof kind === "string" && kind in UNSAID_CHECKS) {
