@@ -87,6 +87,13 @@ const ANNOTATIONS: &[&str] = &[
     "definitions",
 ];
 
+/// Where a keyword that holds a schema (`additionalProperties`, `items`) is
+/// absent: no schema checks the value there at all. Not `true`: a `true`
+/// schema is a node the check evaluates, which refuses an object holding an
+/// undeclared prototype-named key. Widening to it refuses nothing; coming
+/// from it, anything may.
+static ABSENT: Value = Value::Null;
+
 /// Deepest schema nesting the comparison follows (a contract nests far less).
 const MAX_DEPTH: usize = 64;
 
@@ -242,6 +249,9 @@ fn keyword<'v>(schema: &'v Value, k: &str) -> Option<&'v Value> {
 }
 
 fn shown(v: &Value) -> String {
+    if std::ptr::eq(v, &ABSENT) {
+        return "(none)".to_owned();
+    }
     let s = v.to_string();
     if s.chars().count() > 60 {
         format!("{}…", s.chars().take(60).collect::<String>())
@@ -422,21 +432,36 @@ impl<'c> Walk<'c> {
         self.guarded = outer;
     }
 
-    /// Whether `schema` (equal in both documents) may still check differently:
-    /// it holds a `$ref` and the definitions differ.
+    /// Whether `schema` (equal in both documents) may still check
+    /// differently: a `$ref` in it, followed on through the schemas it
+    /// reaches, resolves to schemas that differ between the documents (a
+    /// changed definition; `#`, the root, whenever anything changed).
     fn refs_differ(&self, schema: &Value) -> bool {
-        let defs = |c: &Contract| {
-            let d = c.document();
-            (keyword(d, "$defs").cloned(), keyword(d, "definitions").cloned())
-        };
-        let (fa, fb) = defs(self.from);
-        let (ta, tb) = defs(self.to);
-        let same = |x: &Option<Value>, y: &Option<Value>| match (x, y) {
-            (Some(x), Some(y)) => json_equal(x, y),
-            (None, None) => true,
-            _ => false,
-        };
-        !(same(&fa, &ta) && same(&fb, &tb)) && schema.to_string().contains("\"$ref\"")
+        let (from, to) = (self.from.document(), self.to.document());
+        let mut followed = BTreeSet::new();
+        let mut stack = vec![schema];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(o) => {
+                    if let Some(Value::String(r)) = o.get("$ref") {
+                        if followed.insert(r.as_str()) {
+                            match (resolve(from, r), resolve(to, r)) {
+                                (Some(x), Some(y)) if json_equal(x, y) => stack.push(x),
+                                // Not a pointer into the document (an anchor, a URI):
+                                // not followed here, but made undecided at `/` by
+                                // [`unfollowed_reference`] wherever the documents differ.
+                                (None, None) => {}
+                                _ => return true,
+                            }
+                        }
+                    }
+                    stack.extend(o.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        false
     }
 
     fn compare_here<'v>(&mut self, a: &'v Value, b: &'v Value, steps: &mut Vec<Step<'v>>, depth: usize)
@@ -447,8 +472,12 @@ impl<'c> Walk<'c> {
         let (Some(oa), Some(ob)) = (oa, ob) else {
             // true / false schemas.
             match (a, b) {
-                // Nothing was accepted here, or everything is now.
-                (Value::Bool(false), _) | (_, Value::Bool(true)) if !self.guarded => {}
+                // Nothing was accepted here, or nothing is checked here now.
+                (Value::Bool(false), _) | (_, Value::Null) if !self.guarded => {}
+                // Everything is accepted now: `true` still refuses an object
+                // with an undeclared prototype-named key, so only where no
+                // object was accepted before.
+                (_, Value::Bool(true)) if !self.guarded && !admits_objects(a) => {}
                 _ => {
                     let w = self.witness(None, steps, self.candidates(a, b));
                     let (o, n) = self.ordered(a, b);
@@ -510,7 +539,7 @@ impl<'c> Walk<'c> {
                             // did, to a consumer-safety hazard (an undeclared
                             // `__proto__`, an integer beyond 2^53 − 1), which
                             // refuses it whatever the later branch says.
-                            let exposed = x.iter().skip(i + 1).chain(y.iter().skip(i + 1)).any(|s| !hazard_free(s));
+                            let exposed = !self.passed_by_type(i, x, y);
                             let outer = self.guarded;
                             self.guarded = outer || exposed;
                             self.compare(p, q, steps, depth + 1);
@@ -537,10 +566,10 @@ impl<'c> Walk<'c> {
                     }
                 }
                 "items" => {
-                    let ia = va.unwrap_or(&Value::Bool(true));
-                    let ib = vb.unwrap_or(&Value::Bool(true));
+                    let ia = va.unwrap_or(&ABSENT);
+                    let ib = vb.unwrap_or(&ABSENT);
                     if ia.is_array() || ib.is_array() {
-                        if !va.is_some_and(|x| vb.is_some_and(|y| json_equal(x, y))) {
+                        if !va.is_some_and(|x| vb.is_some_and(|y| json_equal(x, y))) || self.refs_differ(ia) {
                             let w = self.witness(None, steps, self.candidates(a, b));
                             self.report(steps, format!("`items` as a list changed at {at}"), w);
                         }
@@ -565,10 +594,13 @@ impl<'c> Walk<'c> {
         static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
         let props = |s: &'v Value| keyword(s, "properties").and_then(Value::as_object).unwrap_or(&EMPTY);
         let (pa, pb) = (props(a), props(b));
-        if !keyword(a, "patternProperties")
-            .is_some_and(|x| keyword(b, "patternProperties").is_some_and(|y| json_equal(x, y)))
-            && (keyword(a, "patternProperties").is_some() || keyword(b, "patternProperties").is_some())
-        {
+        let pattern_schemas = (keyword(a, "patternProperties"), keyword(b, "patternProperties"));
+        let patterns_differ = match pattern_schemas {
+            (Some(x), Some(y)) => !json_equal(x, y) || self.refs_differ(x),
+            (None, None) => false,
+            _ => true,
+        };
+        if patterns_differ {
             let w = self.witness(None, steps, self.candidates(a, b));
             self.report(steps, format!("`patternProperties` changed at {at}"), w);
             return;
@@ -576,11 +608,12 @@ impl<'c> Walk<'c> {
         static TRUE: Value = Value::Bool(true);
         // A key no schema names is refused by `additionalProperties: false`,
         // unless `strip_unknown` drops it (the reply accepted without it).
+        // Absent, no schema checks it at all (see [`ABSENT`]).
         let other = |s: &'v Value| {
             if declares(s, "strip_unknown") {
                 &TRUE
             } else {
-                keyword(s, "additionalProperties").unwrap_or(&TRUE)
+                keyword(s, "additionalProperties").unwrap_or(&ABSENT)
             }
         };
         let (other_a, other_b) = (other(a), other(b));
@@ -772,7 +805,11 @@ impl<'c> Walk<'c> {
         // accepted; unless a repair or default is declared here, which reads
         // the node's keywords (a bound to clamp to, a type to coerce to):
         // then only a search for a witness tells.
-        if widens(k, va, vb) && !self.guarded {
+        // A subschema dropped with a repair or a default in it no longer
+        // repairs or fills; an `anyOf` branch kept may refer to a changed
+        // definition.
+        let carries_policy = va.is_some_and(|v| v.to_string().contains("\"x-vouch\""));
+        if widens(k, va, vb) && !self.guarded && !carries_policy && !va.is_some_and(|v| self.refs_differ(v)) {
             return;
         }
         let only = self.only(a, |node| match vb {
@@ -788,6 +825,36 @@ impl<'c> Walk<'c> {
             w = self.text_witness(only.as_ref(), policy_texts(self.from.document(), steps, a));
         }
         self.report(steps, words, w);
+    }
+
+    /// Whether branch `i` of an `anyOf` (`x` walked from, `y` to) is passed
+    /// over at its `type` by every reply a later branch passes, in both
+    /// contracts: its types the same on both sides, and no later branch's
+    /// shared with them. The check tests `type` before anything else, so
+    /// such a reply meets nothing in branch `i`, however it widened. (Else a
+    /// widened branch `i` may take it further than it went, to a refusal no
+    /// later branch undoes: a consumer-safety hazard, or the bound on a
+    /// check's steps.)
+    fn passed_by_type(&self, i: usize, x: &[Value], y: &[Value]) -> bool {
+        let (from, to) = (self.from.document(), self.to.document());
+        let (Some(p), Some(q)) = (x.get(i), y.get(i)) else { return false };
+        let (Some(mine), Some(theirs)) = (types_through_refs(from, p), types_through_refs(to, q)) else {
+            return false;
+        };
+        let set = |ts: &[String]| ts.iter().cloned().collect::<BTreeSet<String>>();
+        if set(&mine) != set(&theirs) {
+            return false;
+        }
+        let overlaps = |t: &String, u: &String| {
+            t == u || matches!((t.as_str(), u.as_str()), ("integer", "number") | ("number", "integer"))
+        };
+        let later = x
+            .iter()
+            .skip(i + 1)
+            .map(|s| types_through_refs(from, s))
+            .chain(y.iter().skip(i + 1).map(|s| types_through_refs(to, s)));
+        let mut later = later;
+        later.all(|ts| ts.is_some_and(|ts| !ts.iter().any(|t| mine.iter().any(|m| overlaps(t, m)))))
     }
 
     fn ordered_opt<'v>(&self, a: Option<&'v Value>, b: Option<&'v Value>) -> (Option<&'v Value>, Option<&'v Value>) {
@@ -1006,11 +1073,27 @@ fn unevaluated(schema: &Value) -> bool {
     keyword(schema, "unevaluatedProperties").is_some() || keyword(schema, "unevaluatedItems").is_some()
 }
 
-/// Whether every value `schema` admits is `null`, a boolean or a string,
-/// by its declared `type`: values on which no consumer-safety hazard (a
-/// key, an integer) can be met.
-fn hazard_free(schema: &Value) -> bool {
-    declared_types(schema).is_some_and(|ts| ts.iter().all(|t| matches!(t.as_str(), "null" | "boolean" | "string")))
+/// Whether `schema` may accept an object (`false`, or a `type` without
+/// `object`, may not).
+fn admits_objects(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(false) => false,
+        Value::Object(_) => declared_types(schema).is_none_or(|ts| ts.iter().any(|t| t == "object")),
+        _ => true,
+    }
+}
+
+/// The types a node declares, through a chain of bare `$ref`s (`None`: any,
+/// or not known).
+fn types_through_refs(root: &Value, schema: &Value) -> Option<Vec<String>> {
+    let mut node = schema;
+    for _ in 0..16 {
+        match node.as_object() {
+            Some(o) if bare_ref(o) => node = ref_target(root, node)?,
+            _ => return declared_types(node),
+        }
+    }
+    None
 }
 
 /// Whether a node's policy declares this repair rule.
@@ -1096,12 +1179,30 @@ fn ref_of(s: &Value) -> String {
 
 /// A local `$ref` (`#/$defs/…`, `#/definitions/…`, `#`) resolved in `root`.
 fn ref_target<'v>(root: &'v Value, s: &Value) -> Option<&'v Value> {
-    let r = keyword(s, "$ref")?.as_str()?;
+    resolve(root, keyword(s, "$ref")?.as_str()?)
+}
+
+/// A local reference `#…` resolved in `root`: its fragment percent-decoded
+/// (`#/$defs/a%20b` is the definition `a b`, as the check reads it), then
+/// read as a JSON Pointer.
+fn resolve<'v>(root: &'v Value, r: &str) -> Option<&'v Value> {
     let p = r.strip_prefix('#')?;
     if p.is_empty() {
         return Some(root);
     }
-    root.pointer(p)
+    let mut bytes = Vec::with_capacity(p.len());
+    let mut rest = p.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        if b == b'%' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = tail.get(2..)?;
+        } else {
+            bytes.push(b);
+            rest = tail;
+        }
+    }
+    root.pointer(&String::from_utf8(bytes).ok()?)
 }
 
 /// Values a sample may hold in all: nested `minItems` multiply, and a

@@ -316,3 +316,131 @@ fn the_comparison_is_bounded() {
         Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the comparison's thread failed (see above)"),
     }
 }
+
+/// The second hunt's classes (2026-12-08, after the first's were closed).
+#[test]
+fn references_are_followed_wherever_they_stand() {
+    let root = |max: u32, b: Value| json!({"type": "object", "properties": {"a": {"type": "integer", "maximum": max}, "b": b}});
+    // `#` is the root, changed whenever anything is: under not, oneOf, a repair.
+    not_compatible(
+        "# under not",
+        &root(5, json!({"not": {"$ref": "#"}})),
+        &root(10, json!({"not": {"$ref": "#"}})),
+        r#"{"b":{"a":7}}"#,
+    );
+    let one = json!({"oneOf": [{"$ref": "#"}, {"type": "object"}]});
+    not_compatible("# under oneOf", &root(5, one.clone()), &root(10, one), r#"{"b":{"a":7}}"#);
+    let dropped =
+        json!({"type": "array", "maxItems": 1, "items": {"$ref": "#"}, "x-vouch": {"repair": ["drop_invalid_items"]}});
+    not_compatible("# under a repair", &root(5, dropped.clone()), &root(10, dropped), r#"{"b":[{"a":7},{}]}"#);
+    let defs = |max: u32, body: Value| {
+        let mut doc = body;
+        doc["$defs"] = json!({"n": {"type": "integer", "maximum": max}});
+        doc
+    };
+    let patterned = json!({"type": "object", "patternProperties": {"^x": {"$ref": "#/$defs/n"}}});
+    not_compatible("in patternProperties", &defs(10, patterned.clone()), &defs(5, patterned), r#"{"xa":7}"#);
+    not_compatible(
+        "an anyOf's kept branch",
+        &defs(10, json!({"anyOf": [{"$ref": "#/$defs/n"}]})),
+        &defs(5, json!({"anyOf": [{"$ref": "#/$defs/n"}, {"type": "string"}]})),
+        "7",
+    );
+    let listed = json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array", "items": [{"$ref": "#/$defs/n"}]});
+    not_compatible("in items as a list", &defs(10, listed.clone()), &defs(5, listed), "[7]");
+    // A pointer's percent-escapes are decoded, as the check decodes them.
+    let escaped = |max: u32| json!({"$defs": {"a b": {"type": "integer", "maximum": max}, "a%20b": {}}, "type": "object", "properties": {"p": {"$ref": "#/$defs/a%20b"}}});
+    not_compatible("percent-encoded", &escaped(10), &escaped(5), r#"{"p":7}"#);
+}
+
+#[test]
+fn a_dropped_subschema_with_a_repair_or_default_is_no_widening() {
+    not_compatible(
+        "trim in a dropped allOf",
+        &json!({"type": "string", "maxLength": 3, "allOf": [{"type": "string", "x-vouch": {"repair": ["trim"]}}]}),
+        &json!({"type": "string", "maxLength": 3}),
+        r#"" ab ""#,
+    );
+    not_compatible(
+        "a default in a dropped allOf",
+        &json!({"type": "object", "required": ["a"], "allOf": [{"properties": {"a": {"type": "integer", "x-vouch": {"default": 1}}}}]}),
+        &json!({"type": "object", "required": ["a"]}),
+        "{}",
+    );
+}
+
+#[test]
+fn true_is_a_schema_the_check_evaluates_not_an_absent_one() {
+    // `true` refuses an object with an undeclared prototype-named key; where
+    // no schema stands, nothing is checked.
+    let cases = [
+        (
+            json!({"type": "object", "properties": {"p": {"type": "object", "properties": {"__proto__": {}}}}}),
+            json!({"type": "object", "properties": {"p": true}}),
+            r#"{"p":{"__proto__":1}}"#,
+        ),
+        (
+            json!({"type": "object", "additionalProperties": {"type": "object", "properties": {"__proto__": {}}}}),
+            json!({"type": "object", "additionalProperties": true}),
+            r#"{"x":{"__proto__":1}}"#,
+        ),
+        (
+            json!({"type": "array", "items": {"type": "object", "properties": {"constructor": {}}}}),
+            json!({"type": "array", "items": true}),
+            r#"[{"constructor":1}]"#,
+        ),
+        (json!({"type": "object", "properties": {"__proto__": {}}}), json!(true), r#"{"__proto__":1}"#),
+        (
+            json!({"$defs": {"d": {"properties": {"__proto__": {}}}}, "properties": {"p": {"$ref": "#/$defs/d"}}}),
+            json!({"$defs": {"d": true}, "properties": {"p": {"$ref": "#/$defs/d"}}}),
+            r#"{"p":{"__proto__":1}}"#,
+        ),
+        (
+            json!({"type": "object"}),
+            json!({"type": "object", "additionalProperties": true}),
+            r#"{"x":{"__proto__":1}}"#,
+        ),
+        (json!({"type": "array"}), json!({"type": "array", "items": true}), r#"[{"__proto__":1}]"#),
+        (json!({"type": "object"}), json!({"type": "object", "properties": {"x": true}}), r#"{"x":{"__proto__":1}}"#),
+    ];
+    for (i, (old, new, reply)) in cases.iter().enumerate() {
+        not_compatible(&format!("case {i}"), old, new, reply);
+    }
+    // Where no object was accepted, `true` is a widening still; and a
+    // schema dropped to nothing is one.
+    assert!(contract(&json!({"properties": {"n": {"type": "integer"}}}))
+        .diff(&contract(&json!({"properties": {"n": true}})))
+        .is_compatible());
+    assert!(contract(&json!({"type": "object", "properties": {"n": {"type": "object"}}}))
+        .diff(&contract(&json!({"type": "object"})))
+        .is_compatible());
+}
+
+#[test]
+fn an_earlier_anyof_branch_widened_is_searched_unless_its_type_turns_later_replies_away() {
+    // A chain of definitions whose check doubles at each level: a reply
+    // taken into it runs past the bound on a check's steps.
+    let chain = |first: Value| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..30 {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
+        }
+        defs.insert("d30".to_owned(), json!({"type": "integer"}));
+        let mut branch = first;
+        branch["allOf"] = json!([{"$ref": "#/$defs/d0"}]);
+        json!({"$defs": defs, "anyOf": [branch, {"type": "string"}]})
+    };
+    not_compatible(
+        "type widened",
+        &chain(json!({"type": "integer"})),
+        &chain(json!({"type": ["integer", "string"]})),
+        r#""x""#,
+    );
+    not_compatible(
+        "maxLength widened",
+        &chain(json!({"type": "string", "maxLength": 0})),
+        &chain(json!({"type": "string", "maxLength": 5})),
+        r#""x""#,
+    );
+}
