@@ -534,11 +534,7 @@ impl<'c> Walk<'c> {
                     if x.len() == y.len() {
                         for (i, (p, q)) in x.iter().zip(y).enumerate() {
                             // A reply passing a later branch went through this
-                            // one first. Where it can be an object or a number,
-                            // this branch widened may take it further than it
-                            // did, to a consumer-safety hazard (an undeclared
-                            // `__proto__`, an integer beyond 2^53 − 1), which
-                            // refuses it whatever the later branch says.
+                            // one first: see `passed_by_type`.
                             let exposed = !self.passed_by_type(i, x, y);
                             let outer = self.guarded;
                             self.guarded = outer || exposed;
@@ -848,12 +844,11 @@ impl<'c> Walk<'c> {
         let overlaps = |t: &String, u: &String| {
             t == u || matches!((t.as_str(), u.as_str()), ("integer", "number") | ("number", "integer"))
         };
-        let later = x
+        let mut later = x
             .iter()
             .skip(i + 1)
             .map(|s| types_through_refs(from, s))
             .chain(y.iter().skip(i + 1).map(|s| types_through_refs(to, s)));
-        let mut later = later;
         later.all(|ts| ts.is_some_and(|ts| !ts.iter().any(|t| mine.iter().any(|m| overlaps(t, m)))))
     }
 
