@@ -102,6 +102,10 @@ function ownPattern(check, def) {
     // A format with no default of its own is one the caller made (z.stringFormat).
     return standard instanceof RegExp && String(standard) === String(pattern) ? null : pattern;
 }
+/** A place of the schema Zod checks and its JSON Schema does not say: `says` follows the place. */
+function unexportable(keyword, path, says) {
+    return { kind: "unexportable", keyword, location: path, message: `${path === "" ? "(root)" : path}: ${says}` };
+}
 /** A regex's mistake when it means another thing to vouch than to Zod. */
 function regexMistake(check, def, path) {
     // Only the caller's own: Zod's formats (z.email(), .lowercase(), …) write theirs,
@@ -110,30 +114,19 @@ function regexMistake(check, def, path) {
     const pattern = ownPattern(check, def);
     if (pattern === null)
         return null;
-    const at = path === "" ? "(root)" : path;
     const flag = [...pattern.flags].find((f) => f in DROPPED_FLAGS);
     if (flag !== undefined) {
-        return {
-            kind: "unexportable",
-            keyword: "pattern",
-            location: path,
-            message: `${at}: the regex ${String(pattern)} has the flag ${DROPPED_FLAGS[flag]}, and Zod's JSON Schema drops a regex's flags, ` +
-                "so vouch could accept what Zod refuses: write the pattern without it (anchored with ^)",
-        };
+        return unexportable("pattern", path, `the regex ${String(pattern)} has the flag ${DROPPED_FLAGS[flag]}, and Zod's JSON Schema drops a regex's flags, ` +
+            "so vouch could accept what Zod refuses: write the pattern without it (anchored with ^)");
     }
     if (pattern.unicode || pattern.flags.includes("v"))
         return null;
     const construct = modeDependent(pattern.source);
     if (construct === null)
         return null;
-    return {
-        kind: "unexportable",
-        keyword: "pattern",
-        location: path,
-        message: `${at}: the regex ${String(pattern)} has no u flag and holds ${construct}, which matches otherwise under the Unicode ` +
-            "semantics vouch runs patterns with (Zod's JSON Schema drops a regex's flags), so vouch could accept what Zod refuses: " +
-            "add the u flag, or write the pattern without it",
-    };
+    return unexportable("pattern", path, `the regex ${String(pattern)} has no u flag and holds ${construct}, which matches otherwise under the Unicode ` +
+        "semantics vouch runs patterns with (Zod's JSON Schema drops a regex's flags), so vouch could accept what Zod refuses: " +
+        "add the u flag, or write the pattern without it");
 }
 /**
  * What `z.url()` checks beyond `format: "uri"`, which is all Zod's JSON
@@ -144,24 +137,13 @@ function regexMistake(check, def, path) {
 function urlMistake(def, path) {
     if (def.check !== "string_format" || def.format !== "url")
         return null;
-    const at = path === "" ? "(root)" : path;
     const checked = ["protocol", "hostname"].filter((k) => def[k] instanceof RegExp);
     if (checked.length > 0) {
-        return {
-            kind: "unexportable",
-            keyword: "url",
-            location: path,
-            message: `${at}: the URL's ${checked.join(" and ")} check (z.httpUrl() has both) has no JSON Schema (Zod writes format: uri alone), ` +
-                "so vouch would not check it: use z.url() with a .regex() that says it (say /^https:\\/\\//u), or check it after vouch",
-        };
+        return unexportable("url", path, `the URL's ${checked.join(" and ")} check (z.httpUrl() has both) has no JSON Schema (Zod writes format: uri alone), ` +
+            "so vouch would not check it: use z.url() with a .regex() that says it (say /^https:\\/\\//u), or check it after vouch");
     }
     if (def.normalize === true) {
-        return {
-            kind: "unexportable",
-            keyword: "overwrite",
-            location: path,
-            message: `${at}: z.url({ normalize: true }) changes the value Zod hands over (the URL rewritten), which JSON Schema cannot say: drop normalize, or normalize after vouch`,
-        };
+        return unexportable("overwrite", path, `z.url({ normalize: true }) changes the value Zod hands over (the URL rewritten), which JSON Schema cannot say: drop normalize, or normalize after vouch`);
     }
     return null;
 }
@@ -169,14 +151,8 @@ function urlMistake(def, path) {
 function jwtMistake(def, path) {
     if (def.check !== "string_format" || def.format !== "jwt" || def.alg === undefined)
         return null;
-    const at = path === "" ? "(root)" : path;
-    return {
-        kind: "unexportable",
-        keyword: "jwt",
-        location: path,
-        message: `${at}: z.jwt({ alg }) checks the token's algorithm, which its JSON Schema (format: jwt) does not say, ` +
-            `so vouch would take a token signed otherwise (alg "none"): use z.jwt() and check the algorithm after vouch`,
-    };
+    return unexportable("jwt", path, `z.jwt({ alg }) checks the token's algorithm, which its JSON Schema (format: jwt) does not say, ` +
+        `so vouch would take a token signed otherwise (alg "none"): use z.jwt() and check the algorithm after vouch`);
 }
 /**
  * A template literal's pattern, as Zod builds it from the parts and runs it
@@ -194,15 +170,9 @@ function templateMistake(schema, def, path) {
     const construct = modeDependent(pattern.source.split("[\\s\\S]{0,}").join(""));
     if (construct === null)
         return null;
-    const at = path === "" ? "(root)" : path;
-    return {
-        kind: "unexportable",
-        keyword: "pattern",
-        location: path,
-        message: `${at}: the template literal's pattern ${String(pattern)} holds ${construct}, which Zod runs without the u flag ` +
-            "(a string part's length in UTF-16 units) and vouch with Unicode semantics, so vouch could accept what Zod refuses: " +
-            "drop the length bound of the string part, or check it after vouch",
-    };
+    return unexportable("pattern", path, `the template literal's pattern ${String(pattern)} holds ${construct}, which Zod runs without the u flag ` +
+        "(a string part's length in UTF-16 units) and vouch with Unicode semantics, so vouch could accept what Zod refuses: " +
+        "drop the length bound of the string part, or check it after vouch");
 }
 /**
  * A record whose keys are numbers with a check (`z.int()`, `.min(5)`): Zod
@@ -216,14 +186,8 @@ function recordKeyMistake(def, path) {
     const checked = key.check !== undefined || (Array.isArray(key.checks) && key.checks.length > 0);
     if (key.type !== "number" || !checked)
         return null;
-    const at = path === "" ? "(root)" : path;
-    return {
-        kind: "unexportable",
-        keyword: "propertyNames",
-        location: path,
-        message: `${at}: the record's keys are numbers with a check (an integer, a bound), which Zod's JSON Schema does not say ` +
-            "(it writes a pattern of digits), so vouch would take keys Zod refuses: use z.number() keys, or z.string().regex() that says them",
-    };
+    return unexportable("propertyNames", path, `the record's keys are numbers with a check (an integer, a bound), which Zod's JSON Schema does not say ` +
+        "(it writes a pattern of digits), so vouch would take keys Zod refuses: use z.number() keys, or z.string().regex() that says them");
 }
 /** The wrapper types whose one inner schema is the value's own. */
 const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest"];
@@ -275,13 +239,7 @@ function unsaid(root) {
             }
             const kind = isZod(check) ? defOf(check).check : undefined;
             if (typeof kind === "string" && kind in UNSAID_CHECKS) {
-                const at = path === "" ? "(root)" : path;
-                mistakes.push({
-                    kind: "unexportable",
-                    keyword: kind === "custom" ? "refine" : kind,
-                    location: path,
-                    message: `${at}: ${UNSAID_CHECKS[kind]} has no JSON Schema, so vouch would not check it: say it with a constraint JSON Schema has (min, max, regex, enum…) or an x-vouch repair (trim, …), or check it after vouch`,
-                });
+                mistakes.push(unexportable(kind === "custom" ? "refine" : kind, path, `${UNSAID_CHECKS[kind]} has no JSON Schema, so vouch would not check it: say it with a constraint JSON Schema has (min, max, regex, enum…) or an x-vouch repair (trim, …), or check it after vouch`));
             }
         }
         const push = (child, at) => {
