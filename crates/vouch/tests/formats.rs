@@ -87,6 +87,26 @@ fn string_formats_of_pydantic_zod_and_openapi_are_asserted() {
     }
 }
 
+/// A base64 digest's padding is its byte count's: `==` after MD5's 16
+/// bytes, `=` after SHA-1's 20 and SHA-256's 32, none after SHA-384's 48,
+/// `==` after SHA-512's 64. Checked against the decoded length, written out
+/// here, of every padding the right length could carry (found by a sweep
+/// against Zod's `z.hash(…, {enc: "base64"})`: `"A"×23 + "="` decodes to 17
+/// bytes, not MD5's 16).
+#[test]
+fn a_base64_digest_has_its_byte_count() {
+    for (name, bytes) in [("md5", 16), ("sha1", 20), ("sha256", 32), ("sha384", 48), ("sha512", 64_usize)] {
+        let c = contract(json!({"type": "string", "format": format!("{name}_base64")}));
+        let len = bytes.div_ceil(3) * 4;
+        for pad in 0..=2 {
+            let text = format!("{}{}", "A".repeat(len - pad), "=".repeat(pad));
+            // Base64 of `len` characters ending in `pad` `=` holds len / 4 * 3 - pad bytes.
+            let decoded = len / 4 * 3 - pad;
+            assert_eq!(accepts(&c, &json!(text)), decoded == bytes, "{name}: {text} ({decoded} bytes)");
+        }
+    }
+}
+
 #[test]
 fn zod_checks_named_as_formats_are_carried_by_their_pattern() {
     // What Zod 4 writes for z.string().startsWith("ab"), .endsWith("z"), .includes("x").

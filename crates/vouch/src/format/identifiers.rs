@@ -56,7 +56,12 @@ pub(super) fn is_digest(s: &str, bytes: u8, encoding: DigestEncoding) -> bool {
     let bytes = usize::from(bytes);
     match encoding {
         DigestEncoding::Hex => s.len() == 2 * bytes && is_hex(s),
-        DigestEncoding::Base64 => s.len() == bytes.div_ceil(3) * 4 && is_base64(s),
+        // The padding is the digest's: `==` after 16 bytes (MD5), `=` after
+        // 20 or 32, none after 48; another says another byte count.
+        DigestEncoding::Base64 => {
+            let pad = s.bytes().rev().take_while(|b| *b == b'=').count();
+            s.len() == bytes.div_ceil(3) * 4 && pad == (3 - bytes % 3) % 3 && is_base64(s)
+        }
         DigestEncoding::Base64Url => s.len() == (bytes * 4).div_ceil(3) && is_base64url_unpadded(s),
     }
 }

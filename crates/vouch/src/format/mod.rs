@@ -319,7 +319,7 @@ impl Format {
             Format::Hostname => is_hostname(s),
             Format::Ipv4 => is_ipv4(s),
             Format::Ipv6 => is_ipv6(s),
-            Format::Uri => is_uri(s) && url::Url::parse(s).is_ok(),
+            Format::Uri => is_uri(s) && url::Url::parse(s).is_ok() && !credentials_without_host(s),
             Format::UriReference => is_uri(s) || is_relative_ref(s),
             Format::Uuid => is_uuid(s),
             Format::JsonPointer => is_json_pointer(s),
@@ -505,8 +505,11 @@ fn is_digits(s: &str) -> bool {
 
 /// RFC 1123 host name: dot-separated labels of 1 to 63 letters, digits and
 /// hyphens, not starting or ending with a hyphen, 253 characters at most.
+/// RFC 1123 host name syntax, that the WHATWG URL Standard's host parser
+/// also reads as a domain: not a number (`999.999.999.999`, `a.123`, which
+/// RFC 1123 §2.1 rules out too) and no malformed punycode (`xn--a`).
 fn is_hostname(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_host_label)
+    s.len() <= 253 && s.split('.').all(is_host_label) && matches!(url::Host::parse(s), Ok(url::Host::Domain(_)))
 }
 
 fn is_host_label(label: &str) -> bool {
@@ -695,6 +698,17 @@ fn is_uri(s: &str) -> bool {
         return false;
     };
     is_scheme(scheme) && is_hier_part(hier_part, false)
+}
+
+/// An authority with a user (`foo://u@`, `foo://:@/x`) or a port
+/// (`foo://:80`) but no host, which the WHATWG URL Standard refuses for
+/// every scheme; the `url` crate drops the empty credentials of a scheme it
+/// does not know, and takes the rest.
+fn credentials_without_host(s: &str) -> bool {
+    let Some((_, rest)) = s.split_once("://") else { return false };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    !authority.is_empty() && (host_port.is_empty() || host_port.starts_with(':'))
 }
 
 /// `relative-ref = relative-part [ "?" query ] [ "#" fragment ]`.
@@ -971,7 +985,7 @@ mod tests {
             "joe.bloggs@example.com", "te~st@example.com", "~test@example.com", "test~@example.com",
             "\"joe bloggs\"@example.com", "\"joe..bloggs\"@example.com", "\"joe@bloggs\"@example.com",
             "joe.bloggs@[127.0.0.1]", "joe.bloggs@[IPv6:::1]", "te.s.t@example.com",
-            "test@255.255.255.255", "\"\"@iana.org", "\" \"@iana.org", "test@c--n.com",
+            "\"\"@iana.org", "\" \"@iana.org", "test@c--n.com",
             "test@123.com", "\"test\"@iana.org", "\"\\a\"@iana.org", "\"\\\"\"@iana.org",
             "\"\\\\\"@iana.org", "test@io", "a@[ipv6:::1]", "a@[IPv6:2001:db8::192.0.2.1]",
             "!#$%&'*+-/=?^_`{|}~@example.com",
@@ -990,6 +1004,8 @@ mod tests {
             "a,b@iana.org", "a;b@iana.org", "a:b@iana.org", "test(comment)@iana.org",
             "a@b(c).org", "a@[IPv6:1.2.3.4]", "a@[IPv4:1.2.3.4]", "a@[::1]", "\"a\tb\"@iana.org",
             "\"a\\", "a@under_score.com", "a@[IPv6:::1]x", "a@[IPv6:::1%eth0]",
+            // A domain that is a number: an address goes in brackets.
+            "test@255.255.255.255", "a@b.123", "a@xn--a.com",
         ]);
     }
 
@@ -1002,7 +1018,7 @@ mod tests {
         assert_eq!((longest.len(), too_long.len()), (253, 254));
         check(Format::Hostname, &[
             "www.example.com", "xn--4gbwdl.xn--wgbh1c", "hostname", "host-name", "h0stn4me", "1host",
-            "hostnam3", "a", "A.B.C", "123.com", "255.255.255.255", "c--n.com",
+            "hostnam3", "a", "A.B.C", "123.com", "c--n.com", "XN--4GBWDL.com",
             "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk.com", &longest,
         ], &[
             "", ".", "-a-host-name-that-starts-with--", "not_a_valid_host_name",
@@ -1011,6 +1027,9 @@ mod tests {
             "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl.com", "example.com.",
             ".example.com", "example..com", "exa mple.com", "例子.测试", "ex\u{e4}mple.com", &too_long,
             "example.com\n", "a.-b.c", "a.b-.c",
+            // Dotted-decimal (RFC 1123 §2.1: a top label is never a number),
+            // a number a URL parser reads as an address, malformed punycode.
+            "255.255.255.255", "1.2.3.999", "999.999.999.999", "a.123", "a.0x1", "xn--a", "xn--X.com",
         ]);
     }
 
@@ -1119,6 +1138,8 @@ mod tests {
             "http://a.com:65536/", "http://:80", "http://user@", "http://[v1.fe]/", "foo://[v1.x]",
             "http:", "https:", "http://", "http:///", "http://@/", "http://a.123/", "http://1.2.3.4.5/",
             "http://xn--a/", "http://%00/", "http://a%2Fb/",
+            "foo://@", "foo://:@", "foo://:@/x", "urn://:@?q", "mailto://:@#f", "foo://u@", "foo://:80",
+            "foo://u@:80", "foo://:",
             "", "//foo.bar/?baz=qux#quux", "//foo", "/abc", "\\\\WINDOWS\\fileshare", "abc",
             "http:// shouldfail.com", ":// should fail", "bar,baz:foo", "https://[@example.org/test.txt",
             "https://example.org/foobar®.txt", "https://example.org/foobar\\.txt",
