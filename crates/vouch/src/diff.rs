@@ -472,12 +472,16 @@ impl<'c> Walk<'c> {
         let (Some(oa), Some(ob)) = (oa, ob) else {
             // true / false schemas.
             match (a, b) {
-                // Nothing was accepted here, or nothing is checked here now.
-                (Value::Bool(false), _) | (_, Value::Null) if !self.guarded => {}
+                // Nothing was accepted here.
+                (Value::Bool(false), _) if !self.guarded => {}
+                // Nothing is checked here now, unless the schema dropped
+                // repaired or filled what an enclosing keyword then reads
+                // (`contains`, `required`, an `enum` of whole objects).
+                (_, Value::Null) if !self.guarded && !self.policy_within(a) => {}
                 // Everything is accepted now: `true` still refuses an object
                 // with an undeclared prototype-named key, so only where no
-                // object was accepted before.
-                (_, Value::Bool(true)) if !self.guarded && !admits_objects(a) => {}
+                // object was accepted before (and nothing was repaired).
+                (_, Value::Bool(true)) if !self.guarded && !admits_objects(a) && !self.policy_within(a) => {}
                 _ => {
                     let w = self.witness(None, steps, self.candidates(a, b));
                     let (o, n) = self.ordered(a, b);
@@ -804,7 +808,7 @@ impl<'c> Walk<'c> {
         // A subschema dropped with a repair or a default in it no longer
         // repairs or fills; an `anyOf` branch kept may refer to a changed
         // definition.
-        let carries_policy = va.is_some_and(|v| v.to_string().contains("\"x-vouch\""));
+        let carries_policy = va.is_some_and(|v| self.policy_within(v));
         if widens(k, va, vb) && !self.guarded && !carries_policy && !va.is_some_and(|v| self.refs_differ(v)) {
             return;
         }
@@ -821,6 +825,33 @@ impl<'c> Walk<'c> {
             w = self.text_witness(only.as_ref(), policy_texts(self.from.document(), steps, a));
         }
         self.report(steps, words, w);
+    }
+
+    /// Whether `schema` (of the document walked from), or a schema it
+    /// reaches through `$ref`s, declares a repair or a default: dropped, it
+    /// no longer repairs or fills what enclosing keywords read.
+    fn policy_within(&self, schema: &Value) -> bool {
+        let root = self.from.document();
+        let mut followed = BTreeSet::new();
+        let mut stack = vec![schema];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(o) => {
+                    if repairs(v) {
+                        return true;
+                    }
+                    if let Some(Value::String(r)) = o.get("$ref") {
+                        if followed.insert(r.as_str()) {
+                            stack.extend(resolve(root, r));
+                        }
+                    }
+                    stack.extend(o.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Whether branch `i` of an `anyOf` (`x` walked from, `y` to) is passed
@@ -1078,14 +1109,20 @@ fn admits_objects(schema: &Value) -> bool {
     }
 }
 
-/// The types a node declares, through a chain of bare `$ref`s (`None`: any,
-/// or not known).
+/// The types a node admits by its `type` (and OpenAPI's `nullable`),
+/// through a chain of bare `$ref`s (`None`: any, or not known).
 fn types_through_refs(root: &Value, schema: &Value) -> Option<Vec<String>> {
     let mut node = schema;
     for _ in 0..16 {
         match node.as_object() {
             Some(o) if bare_ref(o) => node = ref_target(root, node)?,
-            _ => return declared_types(node),
+            _ => {
+                let mut types = declared_types(node)?;
+                if keyword(node, "nullable") == Some(&Value::Bool(true)) {
+                    types.push("null".to_owned());
+                }
+                return Some(types);
+            }
         }
     }
     None

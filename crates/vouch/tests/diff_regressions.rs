@@ -444,3 +444,67 @@ fn an_earlier_anyof_branch_widened_is_searched_unless_its_type_turns_later_repli
         r#""x""#,
     );
 }
+
+/// The third hunt's classes (a random differential fuzzer, 86,869 pairs).
+#[test]
+fn nullable_counts_among_the_types_an_earlier_branch_is_compared_by() {
+    // OpenAPI's `nullable` lets `null` through a later branch too: an earlier
+    // branch widened to take `null` sends it into a chain past the step bound.
+    let doc = |first: Value| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..30 {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
+        }
+        defs.insert("d30".to_owned(), json!({"type": "integer"}));
+        let mut branch = first;
+        branch["allOf"] = json!([{"$ref": "#/$defs/d0"}]);
+        json!({"$defs": defs, "anyOf": [branch, {"type": "string", "nullable": true}]})
+    };
+    not_compatible("enum dropped", &doc(json!({"type": "null", "enum": [1]})), &doc(json!({"type": "null"})), "null");
+}
+
+#[test]
+fn a_repair_or_default_anywhere_in_a_dropped_schema_is_seen() {
+    let cases = [
+        (
+            "a property whose definition fills it",
+            json!({"$defs": {"C": {"type": "integer", "x-vouch": {"default": 1}}}, "type": "object", "properties": {"c": {"$ref": "#/$defs/C"}}, "required": ["c"]}),
+            json!({"$defs": {"C": {"type": "integer", "x-vouch": {"default": 1}}}, "type": "object", "required": ["c"]}),
+            "{}",
+        ),
+        (
+            "items whose definition trims, read by contains",
+            json!({"$defs": {"S": {"type": "string", "x-vouch": {"repair": ["trim"]}}}, "type": "array", "items": {"$ref": "#/$defs/S"}, "contains": {"const": "a"}}),
+            json!({"$defs": {"S": {"type": "string", "x-vouch": {"repair": ["trim"]}}}, "type": "array", "contains": {"const": "a"}}),
+            r#"[" a "]"#,
+        ),
+        (
+            "items trimming in an allOf, made true",
+            json!({"type": "array", "items": {"type": "string", "allOf": [{"type": "string", "x-vouch": {"repair": ["trim"]}}]}, "contains": {"const": "a"}}),
+            json!({"type": "array", "items": true, "contains": {"const": "a"}}),
+            r#"[" a "]"#,
+        ),
+        (
+            "a nested trim",
+            json!({"type": "array", "items": {"type": "object", "properties": {"s": {"type": "string", "x-vouch": {"repair": ["trim"]}}}}, "contains": {"properties": {"s": {"const": "a"}}}}),
+            json!({"type": "array", "contains": {"properties": {"s": {"const": "a"}}}}),
+            r#"[{"s":" a "}]"#,
+        ),
+        (
+            "a nested default, read by an enum",
+            json!({"type": "object", "properties": {"c": {"type": "object", "properties": {"d": {"type": "integer", "x-vouch": {"default": 1}}}}}, "required": ["c"], "enum": [{"c": {"d": 1}}]}),
+            json!({"type": "object", "required": ["c"], "enum": [{"c": {"d": 1}}]}),
+            r#"{"c":{}}"#,
+        ),
+        (
+            "an allOf referring to a trim",
+            json!({"$defs": {"T": {"type": "string", "x-vouch": {"repair": ["trim"]}}}, "type": "string", "maxLength": 3, "allOf": [{"$ref": "#/$defs/T"}]}),
+            json!({"$defs": {"T": {"type": "string", "x-vouch": {"repair": ["trim"]}}}, "type": "string", "maxLength": 3}),
+            r#"" ab ""#,
+        ),
+    ];
+    for (case, old, new, reply) in &cases {
+        not_compatible(case, old, new, reply);
+    }
+}
