@@ -9,8 +9,8 @@
 //! read the way the JSON-Schema-Test-Suite `optional/format` tests read it:
 //!
 //! - `date`, `time`, `date-time`: RFC 3339 section 5.6 `full-date`,
-//!   `full-time` and `date-time`, with real month lengths, leap years, and a
-//!   leap second only where the UTC time is 23:59. The offset is required.
+//!   `full-time` and `date-time`, with real month lengths and leap years. The
+//!   offset is required.
 //! - `duration`: RFC 3339 Appendix A.
 //! - `email`: the RFC 5321 `Mailbox` (dot-atom or quoted local part; a
 //!   hostname or an `[IPv4]` / `[IPv6:...]` address literal as the domain).
@@ -31,6 +31,12 @@
 //! - `ipv6` refuses zone identifiers (`fe80::1%eth0`), which RFC 4291 does not
 //!   define.
 //! - `duration` designators must be upper case, as ISO 8601 writes them.
+//! - `date`, `date-time` refuse the year 0000, and `time`, `date-time` a leap
+//!   second (`23:59:60Z`), which RFC 3339 allows: Python's `datetime` holds
+//!   neither (Pydantic refuses both), JavaScript's `Date` reads a leap second
+//!   as `NaN`. A reply the application's own date type cannot hold is refused.
+//! - `uri` also asks the WHATWG URL Standard's parser (the `url` crate), and
+//!   `hostname` its host parser, as JavaScript, Zod and Pydantic read them.
 //! - `email` accepts only the IPv4 and IPv6 address literals, not the general
 //!   `tag:content` form, and does not apply the RFC 5321 length limits to the
 //!   local part.
@@ -319,7 +325,9 @@ impl Format {
             Format::Hostname => is_hostname(s),
             Format::Ipv4 => is_ipv4(s),
             Format::Ipv6 => is_ipv6(s),
-            Format::Uri => is_uri(s) && url::Url::parse(s).is_ok() && !credentials_without_host(s),
+            Format::Uri => {
+                is_uri(s) && url::Url::parse(s).is_ok() && !credentials_without_host(s) && !special_without_slashes(s)
+            }
             Format::UriReference => is_uri(s) || is_relative_ref(s),
             Format::Uuid => is_uuid(s),
             Format::JsonPointer => is_json_pointer(s),
@@ -391,7 +399,8 @@ fn is_full_date(s: &[u8]) -> bool {
     else {
         return false;
     };
-    (1..=12).contains(&month) && (1..=days_in_month(high * 100 + low, month)).contains(&day)
+    let year = high * 100 + low;
+    year >= 1 && (1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day)
 }
 
 /// `date-time = full-date "T" full-time`, where RFC 3339 allows a lower-case `t`.
@@ -411,16 +420,8 @@ fn is_full_time(s: &[u8]) -> bool {
     else {
         return false;
     };
-    if hour > 23 || minute > 59 || second > 60 {
-        return false;
-    }
-    let Some(offset) = skip_fraction(rest).and_then(offset_minutes) else {
-        return false;
-    };
-    // A leap second is inserted at the end of a UTC day, so `:60` is only
-    // possible where the time converted to UTC reads 23:59.
-    let local = i64::from(hour * 60 + minute);
-    second < 60 || (local - offset).rem_euclid(24 * 60) == 23 * 60 + 59
+    // No leap second: see the module's deliberate choices.
+    hour <= 23 && minute <= 59 && second <= 59 && skip_fraction(rest).and_then(offset_minutes).is_some()
 }
 
 /// Skips `time-secfrac = "." 1*DIGIT` if present; `None` for a bare dot.
@@ -711,6 +712,16 @@ fn credentials_without_host(s: &str) -> bool {
     !authority.is_empty() && (host_port.is_empty() || host_port.starts_with(':'))
 }
 
+/// A scheme the WHATWG URL Standard calls special (`http`, `file`…) not
+/// followed by `//` (`http:x.com`, `https:/x.com`, `file:/etc/hosts`): the
+/// parser guesses the slashes with a validation error, which Pydantic's
+/// strict URL types refuse.
+fn special_without_slashes(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once(':') else { return false };
+    let special = ["ftp", "file", "http", "https", "ws", "wss"].iter().any(|k| scheme.eq_ignore_ascii_case(k));
+    special && !rest.starts_with("//")
+}
+
 /// `relative-ref = relative-part [ "?" query ] [ "#" fragment ]`.
 fn is_relative_ref(s: &str) -> bool {
     strip_query_and_fragment(s).is_some_and(|part| is_hier_part(part, true))
@@ -907,7 +918,7 @@ mod tests {
         check(Format::Date, &[
             "1963-06-19", "2020-01-31", "2021-02-28", "2020-02-29", "2020-03-31", "2020-04-30",
             "2020-05-31", "2020-06-30", "2020-07-31", "2020-08-31", "2020-09-30", "2020-10-31",
-            "2020-11-30", "2020-12-31", "0400-02-29", "2000-02-29", "0001-01-01", "0000-01-01",
+            "2020-11-30", "2020-12-31", "0400-02-29", "2000-02-29", "0001-01-01",
             "9999-12-31",
         ], &[
             "", "2020-01-32", "2020-02-30", "2021-02-29", "2100-02-29", "1900-02-29", "0100-02-29",
@@ -919,6 +930,8 @@ mod tests {
             "20-01-01", "998-01-01", "12020-01-01", "+2020-01-01", "-2020-01-01", "YYYY-01-01",
             "2020-001-01", "2020-MM-01", "2020-01-001", "2020-01-DD", "2020:01:01", "2020.01.01",
             "2020 01 01", "2020-01/01", "2020--01-01", "2020-01--01", "2020-01-01\n", "2020-+1-01",
+            // RFC 3339's year 0000, which Python's date cannot hold.
+            "0000-01-01", "0000-02-29",
         ]);
     }
 
@@ -926,11 +939,14 @@ mod tests {
     #[test]
     fn time() {
         check(Format::Time, &[
-            "08:30:06Z", "08:30:06z", "23:59:60Z", "23:59:60+00:00", "01:29:60+01:30",
-            "23:29:60+23:30", "15:59:60-08:00", "00:29:60-23:30", "23:20:50.52Z",
+            "08:30:06Z", "08:30:06z", "23:20:50.52Z",
             "08:30:06.283185Z", "08:30:06+00:20", "08:30:06-08:00", "12:34:56-00:00",
-            "00:00:00Z", "23:59:59+23:59", "23:59:59-23:59", "23:59:60.5Z",
+            "00:00:00Z", "23:59:59+23:59", "23:59:59-23:59",
         ], &[
+            // RFC 3339's leap seconds (at 23:59 UTC), which Python's time and
+            // datetime cannot hold and JavaScript's Date reads as NaN.
+            "23:59:60Z", "23:59:60+00:00", "01:29:60+01:30", "23:29:60+23:30", "15:59:60-08:00",
+            "00:29:60-23:30", "23:59:60.5Z",
             "", "008:030:006Z", "8:3:6Z", "8:0030:6Z", "22:59:60Z", "23:58:60Z",
             "22:59:60+00:00", "23:58:60+00:00", "23:59:60+01:00", "23:59:60+00:30",
             "23:59:60-01:00", "23:59:60-00:30", "08:30:06-8:000", "24:00:00Z", "00:60:00Z",
@@ -947,10 +963,12 @@ mod tests {
     fn date_time() {
         check(Format::DateTime, &[
             "1963-06-19T08:30:06.283185Z", "1963-06-19T08:30:06Z", "1937-01-01T12:00:27.87+00:20",
-            "1990-12-31T15:59:50.123-08:00", "1998-12-31T23:59:60Z", "1998-12-31T15:59:60.123-08:00",
+            "1990-12-31T15:59:50.123-08:00",
             "1963-06-19t08:30:06.283185z", "1985-04-12T00:59:59.999999999999999Z",
             "2020-02-29T00:00:00Z",
         ], &[
+            // A leap second, and the year 0000 (see `time` and `date`).
+            "1998-12-31T23:59:60Z", "1998-12-31T15:59:60.123-08:00", "0000-01-01T00:00:00Z",
             "", "1998-12-31T23:59:61Z", "1998-12-31T23:58:60Z", "1998-12-31T22:59:60Z",
             "1990-02-31T15:59:59.123-08:00", "1990-12-31T15:59:59-24:00",
             "1963-06-19T08:30:06.28123+01:00Z", "1990-12-31T24:00:00Z", "1990-12-31T15:60:00Z",
@@ -1139,7 +1157,7 @@ mod tests {
             "http:", "https:", "http://", "http:///", "http://@/", "http://a.123/", "http://1.2.3.4.5/",
             "http://xn--a/", "http://%00/", "http://a%2Fb/",
             "foo://@", "foo://:@", "foo://:@/x", "urn://:@?q", "mailto://:@#f", "foo://u@", "foo://:80",
-            "foo://u@:80", "foo://:",
+            "foo://u@:80", "foo://:", "http:x.com", "https:/x.com", "file:/etc/passwd", "WS:x",
             "", "//foo.bar/?baz=qux#quux", "//foo", "/abc", "\\\\WINDOWS\\fileshare", "abc",
             "http:// shouldfail.com", ":// should fail", "bar,baz:foo", "https://[@example.org/test.txt",
             "https://example.org/foobar®.txt", "https://example.org/foobar\\.txt",
