@@ -10,12 +10,15 @@ import decimal
 import enum
 import ipaddress
 import json
+import re
 import uuid
 from typing import Any, Dict, FrozenSet, List, Literal, Optional, Set, Tuple, Union
 
 import pytest
 from pydantic import (
     AfterValidator,
+    AliasChoices,
+    AliasPath,
     AnyUrl,
     AwareDatetime,
     Base64Str,
@@ -41,6 +44,7 @@ from pydantic import (
     ValidationError,
     create_model,
     field_validator,
+    UrlConstraints,
     model_validator,
 )
 from pydantic.types import PaymentCardNumber
@@ -370,3 +374,110 @@ def test_over_pydantic_types_vouch_never_accepts_what_the_model_refuses() -> Non
                 pytest.fail(f"{name}: vouch accepted {raw}, which the model refuses: {e.errors()[0]['msg']}")
     print(f"\npydantic sweep: {len(TYPES)} types, {refused_models} refused by from_pydantic, {pairs} replies checked")
     assert pairs > 1500 and refused_models >= 10
+
+
+# A second sweep with Pydantic as the oracle (2026-12-08: 493 models, 63,287 replies)
+# found these fail-opens; each is refused with its reason now, or read alike.
+class _Level(enum.Enum):
+    low = 1
+
+
+class _WithPostInit(BaseModel):
+    x: int
+
+    def model_post_init(self, context: Any) -> None:
+        if self.x < 0:
+            raise ValueError("negative")
+
+
+class _ByName(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    x: int = Field(0, alias="X")
+
+
+class _PythonRe(BaseModel):
+    model_config = ConfigDict(regex_engine="python-re")
+    v: Annotated[str, Field(pattern=r"^(?!.*bad)")]
+
+
+class _SerializationSchema(BaseModel):
+    model_config = ConfigDict(json_schema_mode_override="serialization")
+    x: int = Field(validation_alias="a", serialization_alias="b")
+
+
+SECOND_SWEEP: List[Tuple[str, Any, Any, str, str, List[str]]] = [
+    # (what, the field's type, its default (... for none), keyword, location, replies)
+    ("a dict key pattern", Dict[Annotated[str, Field(pattern=r"^a")], int], ..., "key", "/v", ['{"v": {"x": "no int"}}']),
+    ("an AliasPath", Annotated[int, Field(validation_alias=AliasPath("a", 0))], ..., "alias", "/v", ['{"v": 1}']),
+    ("AliasChoices", Annotated[int, Field(validation_alias=AliasChoices("a", "b"))], 0, "alias", "/v", ['{"b": "x"}']),
+    ("timedelta bounds", Annotated[datetime.timedelta, Field(gt=datetime.timedelta(0))], ..., "timedelta", "/v", ['{"v": "PT0S"}']),
+    ("timedelta range", datetime.timedelta, ..., "timedelta", "/v", ['{"v": "P1000000000D"}']),
+    ("a set of anything", Set[Any], ..., "set", "/v", ['{"v": [[1]]}']),
+    ("a set of a union", Annotated[Set[Union[int, bool]], Field(min_length=2)], ..., "set", "/v", ['{"v": [1, true]}']),
+    ("an Enum member literal", Literal[_Level.low], ..., "literal", "/v", ['{"v": 1}']),
+    ("a bytes literal", Literal[b"a"], ..., "literal", "/v", ['{"v": "a"}']),
+    ("float multiple_of", Annotated[float, Field(multiple_of=0.05)], ..., "multiple_of", "/v", ['{"v": 10436329.20}']),
+    ("UrlConstraints(host_required)", Annotated[AnyUrl, UrlConstraints(host_required=True)], ..., "url", "/v", ['{"v": "javascript:alert(1)"}']),
+    ("complex", complex, ..., "complex", "/v", ['{"v": "not a number"}']),
+    ("a compiled pattern's flags", Annotated[str, Field(pattern=re.compile(r"^a b$", re.X))], ..., "pattern", "/v", ['{"v": "a b"}']),
+    ("validate_default", Annotated[int, Field(ge=5, validate_default=True)], 0, "default", "/v", ["{}"]),
+]
+
+
+@pytest.mark.parametrize("what,kind,default,keyword,location,replies", SECOND_SWEEP, ids=[c[0] for c in SECOND_SWEEP])
+def test_the_second_sweeps_fail_opens_are_refused_with_the_reason(
+    what: str, kind: Any, default: Any, keyword: str, location: str, replies: List[str]
+) -> None:
+    model = create_model("One", v=(kind, default))
+    with pytest.raises(vouch.ContractError) as e:
+        vouch.Contract.from_pydantic(model)
+    assert any((m["keyword"], m["location"]) == (keyword, location) for m in e.value.mistakes), e.value.mistakes
+    # What the refusal prevents: the model refuses each reply, the schema alone takes it.
+    schema_only = vouch.Contract(model.model_json_schema())
+    for raw in replies:
+        with pytest.raises(ValidationError):
+            model.model_validate_json(raw, strict=True)
+        assert schema_only.check(raw).accepted, raw
+
+
+@pytest.mark.parametrize(
+    "model,keyword,location,raw",
+    [
+        (_WithPostInit, "validator", "", '{"x": -1}'),
+        (_ByName, "alias", "/x", '{"x": "no int"}'),
+        (_PythonRe, "pattern", "/v", '{"v": "x\\rbad"}'),
+        (_SerializationSchema, "json_schema_mode_override", "", '{"b": 1}'),
+    ],
+    ids=["model_post_init", "validate_by_name", "python-re", "serialization schema"],
+)
+def test_models_that_check_beyond_their_schema_are_refused(model: Any, keyword: str, location: str, raw: str) -> None:
+    with pytest.raises(vouch.ContractError) as e:
+        vouch.Contract.from_pydantic(model)
+    assert any((m["keyword"], m["location"]) == (keyword, location) for m in e.value.mistakes), e.value.mistakes
+    with pytest.raises(ValidationError):
+        model.model_validate_json(raw, strict=True)
+    assert vouch.Contract(model.model_json_schema()).check(raw).accepted
+
+
+def test_dates_urls_the_model_cannot_hold_are_refused_by_the_formats_themselves() -> None:
+    class When(BaseModel):
+        d: Optional[datetime.date] = None
+        dt: Optional[AwareDatetime] = None
+        t: Optional[datetime.time] = None
+        u: Optional[AnyUrl] = None
+
+    contract = vouch.Contract.from_pydantic(When)
+    for raw in [
+        '{"d": "0000-01-01"}',
+        '{"dt": "2016-12-31T23:59:60Z"}',
+        '{"t": "23:59:60Z"}',
+        '{"u": "http:x.com"}',
+        '{"u": "file:/etc/passwd"}',
+    ]:
+        with pytest.raises(ValidationError):
+            When.model_validate_json(raw, strict=True)
+        verdict = contract.check(raw)
+        # Optional: refused by the anyOf, the format's words in its message.
+        assert not verdict.accepted and verdict.problems[0].code == "no_match", raw
+        assert "is not an" in verdict.problems[0].message, verdict.problems[0].message
+    assert contract.check('{"d": "0001-01-01", "dt": "2016-12-31T23:59:59Z", "u": "file:///etc/passwd"}').accepted

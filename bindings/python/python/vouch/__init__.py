@@ -84,6 +84,19 @@ class Contract(_NativeContract):
         from ._pydantic import unsaid
 
         mistakes = unsaid(getattr(model, "__pydantic_core_schema__", None))
+        if getattr(model, "model_config", {}).get("json_schema_mode_override") == "serialization":
+            mistakes.insert(
+                0,
+                {
+                    "kind": "unexportable",
+                    "keyword": "json_schema_mode_override",
+                    "location": "",
+                    "message": "(root): ConfigDict(json_schema_mode_override='serialization') has "
+                    "model_json_schema() write what the model serializes (its serialization aliases and types), "
+                    "not what it validates: drop it, or build the contract from "
+                    "Model.model_json_schema(mode='validation') with the override off",
+                },
+            )
         if mistakes:
             error = ContractError("\n".join(m["message"] for m in mistakes))
             error.mistakes = mistakes

@@ -12,6 +12,7 @@ applies to, so ``from_pydantic`` refuses the model instead.
 
 from __future__ import annotations
 
+import enum
 import ipaddress
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -100,6 +101,12 @@ def unsaid(core_schema: Any) -> List[Mistake]:
     # a config anywhere that decodes them makes every bytes field unsaid (a
     # definition is walked once, whichever model's config it was met under).
     decoded_bytes: Set[str] = set()
+    # Patterns run by Python's ``re`` (ConfigDict(regex_engine="python-re")): its ``.``
+    # takes ``\r`` and U+2028, its ``$`` a final newline. A config anywhere makes every
+    # pattern unsaid, as for bytes.
+    python_re: List[bool] = []
+    # ConfigDict(validate_default=True): every default is checked against its field.
+    validated_defaults: List[bool] = []
 
     def add(keyword: str, path: str, sentence: str, instead: str) -> None:
         at = path or "(root)"
@@ -121,6 +128,10 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                 config = n.get("config")
                 if isinstance(config, dict) and config.get("val_json_bytes") in ("base64", "hex"):
                     decoded_bytes.add(str(config.get("val_json_bytes")))
+                if isinstance(config, dict) and config.get("regex_engine") == "python-re":
+                    python_re.append(True)
+                if isinstance(config, dict) and config.get("validate_default"):
+                    validated_defaults.append(True)
                 todo.extend(v for k, v in n.items() if k not in ("metadata", "serialization", "function"))
             elif isinstance(n, (list, tuple)):
                 todo.extend(n)
@@ -168,6 +179,15 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                 )
         elif kind in ("url", "multi-host-url"):
             schemes = node.get("allowed_schemes")
+            rules = [k for k in ("host_required", "default_host", "default_port", "default_path") if node.get(k)]
+            if rules:
+                add(
+                    "url",
+                    path,
+                    f"UrlConstraints({', '.join(rules)}) checks or changes the URL's parts {unsaid_by_schema}",
+                    "JSON Schema says format uri alone, so javascript:alert(1) would pass host_required; "
+                    "say the form with a Field(pattern=…), or check it after vouch",
+                )
             if schemes:
                 add(
                     "url",
@@ -185,7 +205,28 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                 f"{unsaid_by_schema}, so a value matching another branch would pass",
                 "discriminate on a field (Field(discriminator='kind')) with a Literal in each branch",
             )
-        elif kind in ("model", "dataclass", "typed-dict") and isinstance(node.get("config"), dict):
+        if kind in ("model", "dataclass") and node.get("post_init"):
+            add(
+                "validator",
+                path,
+                f"the model's {'model_post_init' if kind == 'model' else '__post_init__'}, which runs code on "
+                f"every value and may refuse it, {unsaid_by_schema}",
+                "move what it checks into constraints JSON Schema has, or check it after vouch",
+            )
+        if kind == "model" and isinstance(node.get("config"), dict) and node["config"].get("validate_by_name"):
+            fields = (node.get("schema") or {}).get("fields") if isinstance(node.get("schema"), dict) else None
+            for name, field in (fields or {}).items():
+                alias = field.get("validation_alias") if isinstance(field, dict) else None
+                if isinstance(alias, str) and alias != name:
+                    add(
+                        "alias",
+                        f"{path}/{str(name).replace('~', '~0').replace('/', '~1')}",
+                        f"ConfigDict(validate_by_name=True) (or populate_by_name) has Pydantic read the field "
+                        f"by its name {name!r} too, where its JSON Schema names the alias {alias!r} alone, so "
+                        f"{name!r} would pass unchecked",
+                        "drop validate_by_name, or name the field as its alias",
+                    )
+        if kind in ("model", "dataclass", "typed-dict") and isinstance(node.get("config"), dict):
             config = node["config"]
             changes = [k for k in ("str_strip_whitespace", "str_to_lower", "str_to_upper") if config.get(k)]
             if changes:
@@ -207,6 +248,22 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                     "declare a vouch repair (x-vouch: trim) in json_schema_extra instead: it is logged",
                 )
             pattern = node.get("pattern")
+            if pattern is not None and not isinstance(pattern, str):
+                add(
+                    "pattern",
+                    path,
+                    f"the compiled pattern {getattr(pattern, 'pattern', pattern)!r} carries flags "
+                    f"(re.X, re.I…) that its JSON Schema drops, so vouch would run another pattern",
+                    "write the pattern as a string, its flags inline only where ECMA-262 has them",
+                )
+            elif pattern is not None and python_re:
+                add(
+                    "pattern",
+                    path,
+                    f"the pattern {pattern!r} runs in Python's re (ConfigDict(regex_engine='python-re')), whose "
+                    "'.' takes \\r and U+2028 and whose '$' matches before a final newline, unlike ECMA-262's",
+                    "use Pydantic's default regex engine, or check it after vouch",
+                )
             construct = _regex_dialect(pattern) if isinstance(pattern, str) else None
             if construct is not None:
                 add(
@@ -236,6 +293,63 @@ def unsaid(core_schema: Any) -> List[Mistake]:
                     "text that does not decode",
                     "type it str with a Field(pattern=…) that says the alphabet, or check it after vouch",
                 )
+        elif kind == "timedelta":
+            add(
+                "timedelta",
+                path,
+                "a timedelta's JSON Schema (format duration) drops its bounds (gt, le…), and Pydantic reads "
+                "durations otherwise: none past the 999,999,999 days Python holds (P1000000000D would pass)",
+                "type it as a number of seconds (float with Field(ge=…, le=…)), or check it after vouch",
+            )
+        elif kind == "complex":
+            add(
+                "complex",
+                path,
+                f"a complex number's JSON Schema is any string, and what Pydantic parses as one {unsaid_by_schema}",
+                "type it as two floats (real, imag), or check it after vouch",
+            )
+        elif kind == "float" and isinstance(node.get("multiple_of"), (int, float)):
+            step = node["multiple_of"]
+            if not float(step).is_integer():
+                add(
+                    "multiple_of",
+                    path,
+                    f"Pydantic checks multiple_of={step} in binary floating point, which refuses some exact "
+                    "decimal multiples (10436329.2 for 0.05), where vouch checks the decimal as written, so vouch "
+                    "would accept what the model refuses",
+                    "scale it to an int (cents) with multiple_of on the int, or check it after vouch",
+                )
+        elif kind == "literal":
+            odd = [v for v in node.get("expected") or [] if isinstance(v, (bytes, enum.Enum))]
+            if odd:
+                add(
+                    "literal",
+                    path,
+                    f"the literal {odd[0]!r} is no JSON value: its schema writes the raw value, which Pydantic's "
+                    "strict mode refuses",
+                    "write the Literal with the plain value (Literal[1], Literal['a']), or the Enum type itself",
+                )
+        elif kind in ("set", "frozenset"):
+            items = node.get("items_schema")
+            item_kind = items.get("type") if isinstance(items, dict) else None
+            if item_kind in ("any", "list", "dict", "set", "model", "dataclass", "typed-dict", "definition-ref", "union"):
+                add(
+                    "set",
+                    path,
+                    f"a set of {item_kind} items: Pydantic hashes them (a list or a model cannot be, 1 and true are "
+                    f"one), where JSON Schema's uniqueItems compares JSON values, so its length and members "
+                    f"{unsaid_by_schema}",
+                    "use a list, or a set of one plain type (str, int)",
+                )
+        elif kind == "default" and (node.get("validate_default") or validated_defaults):
+            add(
+                "default",
+                path,
+                "validate_default checks the default against the field, and its JSON Schema (the field "
+                "optional, its default filled) does not: vouch would accept a reply without the field, which "
+                "the model refuses when the default fails",
+                "drop validate_default (a default the field refuses is the model's own mistake), or check after vouch",
+            )
         elif kind == "decimal":
             add(
                 "decimal",
@@ -254,6 +368,14 @@ def unsaid(core_schema: Any) -> List[Mistake]:
             keys = node.get("keys_schema")
             if isinstance(keys, dict) and keys.get("type") not in (None, "str", "any"):
                 add("key", path, f"the keys' type ({keys.get('type')}) {unsaid_by_schema}", "type the keys str, or check them after vouch")
+            elif isinstance(keys, dict) and any(keys.get(k) is not None for k in ("pattern", "min_length", "max_length")):
+                add(
+                    "key",
+                    path,
+                    "the keys' constraints: Pydantic's JSON Schema writes a key pattern as patternProperties "
+                    "without closing the other keys, so any key, with any value, would pass",
+                    "type the keys str (or a Literal), or check them after vouch",
+                )
             push(keys, path)
             push(node.get("values_schema"), f"{path}/*")
             continue
@@ -263,6 +385,14 @@ def unsaid(core_schema: Any) -> List[Mistake]:
             push(node.get("extras_schema"), f"{path}/*")
             for name, field in reversed(list((node.get("fields") or {}).items())):
                 alias = field.get("validation_alias") if isinstance(field, dict) else None
+                if alias is not None and not isinstance(alias, str):
+                    add(
+                        "alias",
+                        f"{path}/{str(name).replace('~', '~0').replace('/', '~1')}",
+                        "an AliasPath or AliasChoices has Pydantic read the field from keys (or inside values) "
+                        "its JSON Schema does not name",
+                        "give the field one alias (a str), or check it after vouch",
+                    )
                 key = alias if isinstance(alias, str) else str(name)
                 push(field, f"{path}/{key.replace('~', '~0').replace('/', '~1')}")
         elif kind == "dataclass-args":
