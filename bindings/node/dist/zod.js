@@ -119,7 +119,12 @@ function regexMistake(check, def, path) {
         return unexportable("pattern", path, `the regex ${String(pattern)} has the flag ${DROPPED_FLAGS[flag]}, and Zod's JSON Schema drops a regex's flags, ` +
             "so vouch could accept what Zod refuses: write the pattern without it (anchored with ^)");
     }
-    if (pattern.unicode || pattern.flags.includes("v"))
+    if (pattern.flags.includes("v")) {
+        return unexportable("pattern", path, `the regex ${String(pattern)} has the v flag, whose classes (set operations &&, --, nested classes) read ` +
+            "otherwise under the u flag's semantics vouch runs patterns with, so vouch could accept what Zod refuses: " +
+            "write it with the u flag");
+    }
+    if (pattern.unicode)
         return null;
     const construct = modeDependent(pattern.source);
     if (construct === null)
@@ -165,9 +170,11 @@ function templateMistake(schema, def, path) {
     if (def.type !== "template_literal")
         return null;
     const pattern = schema._zod.pattern;
-    if (!(pattern instanceof RegExp) || pattern.unicode || pattern.flags.includes("v"))
+    if (!(pattern instanceof RegExp) || pattern.unicode)
         return null;
-    const construct = modeDependent(pattern.source.split("[\\s\\S]{0,}").join(""));
+    const construct = pattern.flags.includes("v")
+        ? "the v flag"
+        : modeDependent(pattern.source.split("[\\s\\S]{0,}").join(""));
     if (construct === null)
         return null;
     return unexportable("pattern", path, `the template literal's pattern ${String(pattern)} holds ${construct}, which Zod runs without the u flag ` +
@@ -182,15 +189,69 @@ function templateMistake(schema, def, path) {
 function recordKeyMistake(def, path) {
     if (def.type !== "record" || !isZod(def.keyType))
         return null;
-    const key = defOf(def.keyType);
-    const checked = key.check !== undefined || (Array.isArray(key.checks) && key.checks.length > 0);
-    if (key.type !== "number" || !checked)
+    // The key's own type, through wrappers (optional, nullable, lazy, readonly,
+    // a union's options): a number anywhere among them.
+    const seen = new Set();
+    const todo = [def.keyType];
+    let number = false;
+    while (todo.length > 0 && !number) {
+        const k = todo.pop();
+        if (!isZod(k) || seen.has(k))
+            continue;
+        seen.add(k);
+        const kd = defOf(k);
+        if (kd.type === "number")
+            number = true;
+        for (const inner of ["innerType", "in", "out"])
+            todo.push(kd[inner]);
+        if (Array.isArray(kd.options))
+            todo.push(...kd.options);
+        if (kd.type === "lazy" && typeof kd.getter === "function") {
+            try {
+                todo.push(kd.getter());
+            }
+            catch {
+                // toJSONSchema reports a getter that throws.
+            }
+        }
+    }
+    if (!number)
         return null;
-    return unexportable("propertyNames", path, `the record's keys are numbers with a check (an integer, a bound), which Zod's JSON Schema does not say ` +
-        "(it writes a pattern of digits), so vouch would take keys Zod refuses: use z.number() keys, or z.string().regex() that says them");
+    return unexportable("propertyNames", path, "the record's keys are numbers: Zod reads each key as a number and checks it (finite, an integer, a bound), " +
+        "which its JSON Schema does not say (it writes a pattern of digits, so a key of 309 digits, Infinity to Zod, " +
+        "would pass): use string keys with z.string().regex() that says them");
+}
+/** Keys every object inherits: absent from a reply, Zod reads the inherited member (a function) and refuses it. */
+const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
+/** An optional member named after an `Object.prototype` member (`toString`): see {@link INHERITED}. */
+function inheritedKeyMistake(def, path) {
+    if (typeof def.shape !== "object" || def.shape === null)
+        return [];
+    const out = [];
+    for (const [key, child] of Object.entries(def.shape)) {
+        if (INHERITED.has(key) && isZod(child) && defOf(child).type === "optional") {
+            out.push(unexportable("optional", `${path}/${pointerPart(key)}`, `the optional member ${JSON.stringify(key)} is named after a member every object inherits: absent, Zod ` +
+                "reads the inherited function and refuses it, where the schema lets it be left out: make it required, or rename it"));
+        }
+    }
+    return out;
+}
+/** A check with a function (`z.stringFormat(name, fn)`) or on a property (`z.property(key, schema)`): no JSON Schema. */
+function functionCheckMistake(def, path) {
+    // With a regex (Zod's own formats, z.stringFormat(name, regex)) the function
+    // is the regex's test, and Zod writes the pattern.
+    if (def.check === "string_format" && typeof def.fn === "function" && !(def.pattern instanceof RegExp)) {
+        return unexportable("refine", path, `z.stringFormat(${JSON.stringify(def.format)}, fn) checks with a function, which its JSON Schema drops ` +
+            `(writing format: ${JSON.stringify(def.format)} alone), so vouch would not check it: give it a regex, or check it after vouch`);
+    }
+    if (def.check === "property") {
+        return unexportable("refine", path, `z.property(${JSON.stringify(def.property)}, …) checks a property of the value, which its JSON Schema drops, ` +
+            "so vouch would not check it: say it with a constraint JSON Schema has (minItems…), or check it after vouch");
+    }
+    return null;
 }
 /** The wrapper types whose one inner schema is the value's own. */
-const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest"];
+const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest", "catchall"];
 function isZod(x) {
     return typeof x === "object" && x !== null && "_zod" in x && typeof x._zod === "object";
 }
@@ -224,6 +285,8 @@ function unsaid(root) {
             jwtMistake(def, path),
             templateMistake(schema, def, path),
             recordKeyMistake(def, path),
+            functionCheckMistake(def, path),
+            ...inheritedKeyMistake(def, path),
         ];
         for (const m of own)
             if (m !== null)
@@ -232,7 +295,8 @@ function unsaid(root) {
         for (const check of checks) {
             if (isZod(check)) {
                 const checkDef = defOf(check);
-                for (const m of [regexMistake(check, checkDef, path), urlMistake(checkDef, path), jwtMistake(checkDef, path)]) {
+                const ofCheck = [regexMistake(check, checkDef, path), urlMistake(checkDef, path), jwtMistake(checkDef, path), functionCheckMistake(checkDef, path)];
+                for (const m of ofCheck) {
                     if (m !== null)
                         mistakes.push(m);
                 }
@@ -257,7 +321,7 @@ function unsaid(root) {
             def.items.forEach((child, i) => push(child, `${path}/${i}`));
         for (const key of INNER_KEYS) {
             const child = def[key];
-            const itemwise = key === "element" || key === "valueType" || key === "rest";
+            const itemwise = key === "element" || key === "valueType" || key === "rest" || key === "catchall";
             push(child, key === "keyType" ? path : itemwise ? `${path}/*` : path);
         }
         if (def.type === "lazy" && typeof def.getter === "function") {

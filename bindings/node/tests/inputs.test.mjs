@@ -304,13 +304,21 @@ test("fromZod refuses what z.url() checks beyond format uri: hostname, protocol 
   assert.equal(Contract.fromZod(z.url()).check('"https://x.com/a"').accepted, true);
 });
 
-test("fromZod refuses z.jwt({ alg }), a template literal's bounded string part and checked number keys of a record", () => {
+test("fromZod refuses what Zod checks beyond its schema: z.jwt({ alg }), template literals, number keys, catchall, inherited names, v, function formats", () => {
   for (const [schema, keyword, location, says] of [
     [z.object({ token: z.jwt({ alg: "HS256" }) }), "jwt", "/token", "z.jwt({ alg }) checks the token's algorithm"],
     [z.object({ id: z.templateLiteral(["a", z.string().max(2)]) }), "pattern", "/id", "the template literal's pattern"],
     [z.object({ id: z.templateLiteral([z.string().regex(/^x.$/)]) }), "pattern", "/id", "the template literal's pattern"],
-    [z.object({ byId: z.record(z.int(), z.string()) }), "propertyNames", "/byId", "the record's keys are numbers with a check"],
-    [z.record(z.number().min(5), z.string()), "propertyNames", "", "the record's keys are numbers with a check"],
+    [z.object({ byId: z.record(z.int(), z.string()) }), "propertyNames", "/byId", "the record's keys are numbers"],
+    [z.record(z.number().min(5), z.string()), "propertyNames", "", "the record's keys are numbers"],
+    // A second sweep, through fromZod itself (2,754 schemas, 506,046 replies):
+    [z.record(z.number(), z.string()), "propertyNames", "", "a key of 309 digits"],
+    [z.record(z.int().optional(), z.string()), "propertyNames", "", "the record's keys are numbers"],
+    [z.object({}).catchall(z.string().refine((s) => s.length > 3)), "refine", "/*", "has no JSON Schema"],
+    [z.object({ toString: z.string().optional(), a: z.number() }), "optional", "/toString", "named after a member every object inherits"],
+    [z.object({ code: z.string().regex(/^[\w&&\d]$/v) }), "pattern", "/code", "has the v flag"],
+    [z.object({ mail: z.stringFormat("email", (s) => s.endsWith("@corp.com")) }), "refine", "/mail", 'z.stringFormat("email", fn)'],
+    [z.array(z.number()).check(z.property("length", z.number().min(2))), "refine", "", 'z.property("length"'],
   ]) {
     assert.throws(
       () => Contract.fromZod(schema),
@@ -324,10 +332,16 @@ test("fromZod refuses z.jwt({ alg }), a template literal's bounded string part a
   assert.equal(z.jwt().safeParse(token).success, true);
   assert.equal(z.templateLiteral(["a", z.string().max(2)]).safeParse("a😀😀").success, false);
   assert.equal(z.record(z.int(), z.string()).safeParse({ 9007199254740993: "a" }).success, false);
+  assert.equal(z.record(z.number(), z.string()).safeParse(JSON.parse(`{"${"9".repeat(309)}": "a"}`)).success, false);
+  assert.equal(z.object({}).catchall(z.string().refine((s) => s.length > 3)).safeParse({ k: "x" }).success, false);
+  assert.equal(z.object({ toString: z.string().optional(), a: z.number() }).safeParse({ a: 1 }).success, false);
+  assert.equal(z.string().regex(/^[\w&&\d]$/v).safeParse("a").success, false);
+  assert.equal(z.stringFormat("email", (s) => s.endsWith("@corp.com")).safeParse("a@b.co").success, false);
+  assert.equal(z.array(z.number()).check(z.property("length", z.number().min(2))).safeParse([1]).success, false);
   // Kept: what means the same to Zod and vouch.
   assert.equal(Contract.fromZod(z.templateLiteral(["user_", z.string()])).check('"user_😀"').accepted, true);
   assert.equal(Contract.fromZod(z.templateLiteral(["n", z.number()])).check('"n-1.5"').accepted, true);
-  assert.equal(Contract.fromZod(z.record(z.number(), z.string())).check('{"1.5": "a"}').accepted, true);
+  assert.equal(Contract.fromZod(z.object({ toString: z.string(), a: z.number() })).check('{"toString": "x", "a": 1}').accepted, true);
   assert.equal(Contract.fromZod(z.jwt()).check(JSON.stringify(token)).accepted, true);
 });
 

@@ -125,7 +125,16 @@ function regexMistake(check: unknown, def: Def, path: string): ContractMistake |
         "so vouch could accept what Zod refuses: write the pattern without it (anchored with ^)",
     );
   }
-  if (pattern.unicode || pattern.flags.includes("v")) return null;
+  if (pattern.flags.includes("v")) {
+    return unexportable(
+      "pattern",
+      path,
+      `the regex ${String(pattern)} has the v flag, whose classes (set operations &&, --, nested classes) read ` +
+        "otherwise under the u flag's semantics vouch runs patterns with, so vouch could accept what Zod refuses: " +
+        "write it with the u flag",
+    );
+  }
+  if (pattern.unicode) return null;
   const construct = modeDependent(pattern.source);
   if (construct === null) return null;
   return unexportable(
@@ -185,8 +194,10 @@ function jwtMistake(def: Def, path: string): ContractMistake | null {
 function templateMistake(schema: ZodLike, def: Def, path: string): ContractMistake | null {
   if (def.type !== "template_literal") return null;
   const pattern = (schema._zod as { pattern?: unknown }).pattern;
-  if (!(pattern instanceof RegExp) || pattern.unicode || pattern.flags.includes("v")) return null;
-  const construct = modeDependent(pattern.source.split("[\\s\\S]{0,}").join(""));
+  if (!(pattern instanceof RegExp) || pattern.unicode) return null;
+  const construct = pattern.flags.includes("v")
+    ? "the v flag"
+    : modeDependent(pattern.source.split("[\\s\\S]{0,}").join(""));
   if (construct === null) return null;
   return unexportable(
     "pattern",
@@ -204,19 +215,84 @@ function templateMistake(schema: ZodLike, def: Def, path: string): ContractMista
  */
 function recordKeyMistake(def: Def, path: string): ContractMistake | null {
   if (def.type !== "record" || !isZod(def.keyType)) return null;
-  const key = defOf(def.keyType);
-  const checked = key.check !== undefined || (Array.isArray(key.checks) && key.checks.length > 0);
-  if (key.type !== "number" || !checked) return null;
+  // The key's own type, through wrappers (optional, nullable, lazy, readonly,
+  // a union's options): a number anywhere among them.
+  const seen = new Set<unknown>();
+  const todo: unknown[] = [def.keyType];
+  let number = false;
+  while (todo.length > 0 && !number) {
+    const k = todo.pop();
+    if (!isZod(k) || seen.has(k)) continue;
+    seen.add(k);
+    const kd = defOf(k);
+    if (kd.type === "number") number = true;
+    for (const inner of ["innerType", "in", "out"]) todo.push(kd[inner]);
+    if (Array.isArray(kd.options)) todo.push(...kd.options);
+    if (kd.type === "lazy" && typeof kd.getter === "function") {
+      try {
+        todo.push((kd.getter as () => unknown)());
+      } catch {
+        // toJSONSchema reports a getter that throws.
+      }
+    }
+  }
+  if (!number) return null;
   return unexportable(
     "propertyNames",
     path,
-    `the record's keys are numbers with a check (an integer, a bound), which Zod's JSON Schema does not say ` +
-      "(it writes a pattern of digits), so vouch would take keys Zod refuses: use z.number() keys, or z.string().regex() that says them",
+    "the record's keys are numbers: Zod reads each key as a number and checks it (finite, an integer, a bound), " +
+      "which its JSON Schema does not say (it writes a pattern of digits, so a key of 309 digits, Infinity to Zod, " +
+      "would pass): use string keys with z.string().regex() that says them",
   );
 }
 
+/** Keys every object inherits: absent from a reply, Zod reads the inherited member (a function) and refuses it. */
+const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** An optional member named after an `Object.prototype` member (`toString`): see {@link INHERITED}. */
+function inheritedKeyMistake(def: Def, path: string): ContractMistake[] {
+  if (typeof def.shape !== "object" || def.shape === null) return [];
+  const out: ContractMistake[] = [];
+  for (const [key, child] of Object.entries(def.shape as Record<string, unknown>)) {
+    if (INHERITED.has(key) && isZod(child) && defOf(child).type === "optional") {
+      out.push(
+        unexportable(
+          "optional",
+          `${path}/${pointerPart(key)}`,
+          `the optional member ${JSON.stringify(key)} is named after a member every object inherits: absent, Zod ` +
+            "reads the inherited function and refuses it, where the schema lets it be left out: make it required, or rename it",
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+/** A check with a function (`z.stringFormat(name, fn)`) or on a property (`z.property(key, schema)`): no JSON Schema. */
+function functionCheckMistake(def: Def, path: string): ContractMistake | null {
+  // With a regex (Zod's own formats, z.stringFormat(name, regex)) the function
+  // is the regex's test, and Zod writes the pattern.
+  if (def.check === "string_format" && typeof def.fn === "function" && !(def.pattern instanceof RegExp)) {
+    return unexportable(
+      "refine",
+      path,
+      `z.stringFormat(${JSON.stringify(def.format)}, fn) checks with a function, which its JSON Schema drops ` +
+        `(writing format: ${JSON.stringify(def.format)} alone), so vouch would not check it: give it a regex, or check it after vouch`,
+    );
+  }
+  if (def.check === "property") {
+    return unexportable(
+      "refine",
+      path,
+      `z.property(${JSON.stringify(def.property)}, …) checks a property of the value, which its JSON Schema drops, ` +
+        "so vouch would not check it: say it with a constraint JSON Schema has (minItems…), or check it after vouch",
+    );
+  }
+  return null;
+}
+
 /** The wrapper types whose one inner schema is the value's own. */
-const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest"];
+const INNER_KEYS = ["innerType", "in", "out", "left", "right", "element", "keyType", "valueType", "rest", "catchall"];
 
 interface Def {
   type?: unknown;
@@ -263,13 +339,16 @@ export function unsaid(root: ZodLike): ContractMistake[] {
       jwtMistake(def, path),
       templateMistake(schema, def, path),
       recordKeyMistake(def, path),
+      functionCheckMistake(def, path),
+      ...inheritedKeyMistake(def, path),
     ];
     for (const m of own) if (m !== null) mistakes.push(m);
     const checks = Array.isArray(def.checks) ? def.checks : [];
     for (const check of checks as unknown[]) {
       if (isZod(check)) {
         const checkDef = defOf(check);
-        for (const m of [regexMistake(check, checkDef, path), urlMistake(checkDef, path), jwtMistake(checkDef, path)]) {
+        const ofCheck = [regexMistake(check, checkDef, path), urlMistake(checkDef, path), jwtMistake(checkDef, path), functionCheckMistake(checkDef, path)];
+        for (const m of ofCheck) {
           if (m !== null) mistakes.push(m);
         }
       }
@@ -294,7 +373,7 @@ export function unsaid(root: ZodLike): ContractMistake[] {
     if (Array.isArray(def.items)) def.items.forEach((child, i) => push(child, `${path}/${i}`));
     for (const key of INNER_KEYS) {
       const child = def[key];
-      const itemwise = key === "element" || key === "valueType" || key === "rest";
+      const itemwise = key === "element" || key === "valueType" || key === "rest" || key === "catchall";
       push(child, key === "keyType" ? path : itemwise ? `${path}/*` : path);
     }
     if (def.type === "lazy" && typeof def.getter === "function") {
