@@ -436,21 +436,25 @@ fn true_is_a_schema_the_check_evaluates_not_an_absent_one() {
         .is_compatible());
 }
 
+/// `{"anyOf": [first, then]}`, where `first` also goes down a chain of
+/// definitions whose check doubles at each level: a reply taken into it runs
+/// past the bound on a check's steps (`too_complex`, which no later branch
+/// undoes).
+fn past_the_step_bound(first: Value, then: Value) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..30 {
+        let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+        defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
+    }
+    defs.insert("d30".to_owned(), json!({"type": "integer"}));
+    let mut branch = first;
+    branch["allOf"] = json!([{"$ref": "#/$defs/d0"}]);
+    json!({"$defs": defs, "anyOf": [branch, then]})
+}
+
 #[test]
 fn an_earlier_anyof_branch_widened_is_searched_unless_its_type_turns_later_replies_away() {
-    // A chain of definitions whose check doubles at each level: a reply
-    // taken into it runs past the bound on a check's steps.
-    let chain = |first: Value| {
-        let mut defs = serde_json::Map::new();
-        for i in 0..30 {
-            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
-            defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
-        }
-        defs.insert("d30".to_owned(), json!({"type": "integer"}));
-        let mut branch = first;
-        branch["allOf"] = json!([{"$ref": "#/$defs/d0"}]);
-        json!({"$defs": defs, "anyOf": [branch, {"type": "string"}]})
-    };
+    let chain = |first: Value| past_the_step_bound(first, json!({"type": "string"}));
     not_compatible(
         "type widened",
         &chain(json!({"type": "integer"})),
@@ -470,17 +474,7 @@ fn an_earlier_anyof_branch_widened_is_searched_unless_its_type_turns_later_repli
 fn nullable_counts_among_the_types_an_earlier_branch_is_compared_by() {
     // OpenAPI's `nullable` lets `null` through a later branch too: an earlier
     // branch widened to take `null` sends it into a chain past the step bound.
-    let doc = |first: Value| {
-        let mut defs = serde_json::Map::new();
-        for i in 0..30 {
-            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
-            defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
-        }
-        defs.insert("d30".to_owned(), json!({"type": "integer"}));
-        let mut branch = first;
-        branch["allOf"] = json!([{"$ref": "#/$defs/d0"}]);
-        json!({"$defs": defs, "anyOf": [branch, {"type": "string", "nullable": true}]})
-    };
+    let doc = |first: Value| past_the_step_bound(first, json!({"type": "string", "nullable": true}));
     not_compatible("enum dropped", &doc(json!({"type": "null", "enum": [1]})), &doc(json!({"type": "null"})), "null");
 }
 
