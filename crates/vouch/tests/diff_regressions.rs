@@ -212,31 +212,23 @@ fn format_on_numbers_is_compared() {
 
 #[test]
 fn bounds_beyond_two_to_the_53_are_compared_exactly() {
-    let big = json!({"allow": ["big_integers"]});
-    breaking(
-        "minimum",
-        &json!({"type": "number", "minimum": 9_007_199_254_740_992_u64}),
-        &json!({"type": "number", "minimum": 9_007_199_254_740_993_u64}),
-        "9007199254740992",
-    );
-    breaking(
-        "maximum, integer",
-        &json!({"type": "integer", "maximum": 9_007_199_254_740_993_u64, "x-vouch": big}),
-        &json!({"type": "integer", "maximum": 9_007_199_254_740_992_u64, "x-vouch": big}),
-        "9007199254740993",
-    );
-    breaking(
-        "maximum, number",
-        &json!({"type": "number", "maximum": 9_007_199_254_740_993_u64, "x-vouch": big}),
-        &json!({"type": "number", "maximum": 9_007_199_254_740_992_u64, "x-vouch": big}),
-        "9007199254740993",
-    );
-    breaking(
-        "exclusiveMinimum",
-        &json!({"type": "integer", "exclusiveMinimum": 9_007_199_254_740_992_u64, "x-vouch": big}),
-        &json!({"type": "integer", "exclusiveMinimum": 9_007_199_254_740_993_u64, "x-vouch": big}),
-        "9007199254740993",
-    );
+    // (keyword, type, OLD's bound, NEW's, allowing big integers, a reply OLD accepts and NEW refuses)
+    let (two53, two53_plus_1) = (9_007_199_254_740_992_u64, 9_007_199_254_740_993_u64);
+    for (keyword, ty, old, new, big, reply) in [
+        ("minimum", "number", two53, two53_plus_1, false, "9007199254740992"),
+        ("maximum", "integer", two53_plus_1, two53, true, "9007199254740993"),
+        ("maximum", "number", two53_plus_1, two53, true, "9007199254740993"),
+        ("exclusiveMinimum", "integer", two53, two53_plus_1, true, "9007199254740993"),
+    ] {
+        let doc = |bound: u64| {
+            let mut d = json!({"type": ty, keyword: bound});
+            if big {
+                d["x-vouch"] = json!({"allow": ["big_integers"]});
+            }
+            d
+        };
+        breaking(&format!("{keyword} on {ty}"), &doc(old), &doc(new), reply);
+    }
 }
 
 #[test]

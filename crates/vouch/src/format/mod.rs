@@ -41,8 +41,9 @@
 //!   `tag:content` form, and does not apply the RFC 5321 length limits to the
 //!   local part.
 //!
-//! Every check is a single left-to-right pass (a few for `uri-reference`),
-//! allocates nothing, and never recurses.
+//! Every check is a single left-to-right pass (a few for `uri-reference`)
+//! and never recurses; all but `uri` and `hostname` allocate nothing (those
+//! two also ask the `url` crate's parser, linear in the text).
 
 mod identifiers;
 
